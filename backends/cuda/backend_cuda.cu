@@ -1,0 +1,308 @@
+/* The CUDA backend: memory, events, the mma.sync tile engine and its
+ * launches. Kernels come from backends/gpu/tile_kernels.inc, written once
+ * for CUDA and HIP. Every CUDA call and every launch is checked, and the
+ * runtime's own message is kept in partile_last_error_detail(). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "backends/cuda/mma_cuda.h"
+#include "backends/gpu/tile_kernels.inc"
+#include "common/backend.h"
+#include "common/error.h"
+
+PARTILE_DEFINE_TILE_KERNELS(f64_m8n8k4, 8, 8, 4, double, double)
+PARTILE_DEFINE_TILE_KERNELS(f64_m16n8k4, 16, 8, 4, double, double)
+PARTILE_DEFINE_TILE_KERNELS(f64_m16n8k8, 16, 8, 8, double, double)
+PARTILE_DEFINE_TILE_KERNELS(f64_m16n8k16, 16, 8, 16, double, double)
+PARTILE_DEFINE_TILE_KERNELS(tf32_m16n8k8, 16, 8, 8, float, float)
+PARTILE_DEFINE_TILE_KERNELS(f16_m16n8k16, 16, 8, 16, float, float)
+PARTILE_DEFINE_TILE_KERNELS(bf16_m16n8k16, 16, 8, 16, float, float)
+
+#define CUDA_TRY(call)                                                          \
+    do {                                                                        \
+        cudaError_t err_ = (call);                                              \
+        if (err_ != cudaSuccess)                                                \
+            return partile_fail(err_ == cudaErrorMemoryAllocation               \
+                                    ? PARTILE_ERROR_OUT_OF_MEMORY               \
+                                    : PARTILE_ERROR_DEVICE,                     \
+                                "%s: %s (%s)", #call, cudaGetErrorString(err_), \
+                                cudaGetErrorName(err_));                        \
+    } while (0)
+
+/* A launch's own error (configuration) and, on synchronize, its execution. */
+#define CUDA_LAUNCH_CHECK(name) CUDA_TRY(cudaGetLastError())
+
+typedef struct cuda_state {
+    int device;
+    int cc; /* compute capability, 10·major + minor */
+    int sms;
+    cudaStream_t stream;
+} cuda_state;
+
+typedef struct cuda_shape_kernels {
+    void (*batched)(long long, int, int, int, const void *, const void *,
+                    const void *, void *);
+    void (*peak)(int, void *);
+    int min_cc;
+} cuda_shape_kernels;
+
+/* In the order of partile_cuda_shapes (common/mma_shapes.c). */
+#define KERNELS(S, CC) { (void (*)(long long, int, int, int, const void *, const void *, \
+                                   const void *, void *))S##_batched,                   \
+                         (void (*)(int, void *))S##_peak, CC }
+static const cuda_shape_kernels shape_kernels[] = {
+    KERNELS(f64_m8n8k4, 80),  KERNELS(f64_m16n8k4, 90), KERNELS(f64_m16n8k8, 90),
+    KERNELS(f64_m16n8k16, 90), KERNELS(tf32_m16n8k8, 80), KERNELS(f16_m16n8k16, 80),
+    KERNELS(bf16_m16n8k16, 80),
+};
+
+static int cuda_device_count(int *count, const char **note)
+{
+    int n = 0;
+    cudaError_t err = cudaGetDeviceCount(&n);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError(); /* clear the sticky "no device" error */
+        *count = 0;
+        *note = err == cudaErrorNoDevice ? "no CUDA device found"
+                : err == cudaErrorInsufficientDriver
+                    ? "no usable NVIDIA driver (CUDA driver missing or too old)"
+                    : "the CUDA runtime could not initialise";
+        return 0;
+    }
+    *count = n;
+    *note = n ? "" : "no CUDA device found";
+    return 0;
+}
+
+static int cuda_open(int device, void **state, char *desc, size_t desc_len)
+{
+    cudaDeviceProp prop;
+    CUDA_TRY(cudaGetDeviceProperties(&prop, device));
+    int cc = 10 * prop.major + prop.minor;
+    if (cc < 80)
+        return partile_fail(PARTILE_ERROR_NO_DEVICE,
+                            "%s is sm_%d; partile's CUDA backend needs sm_80 or newer",
+                            prop.name, cc);
+    CUDA_TRY(cudaSetDevice(device));
+    cuda_state *s = (cuda_state *)calloc(1, sizeof *s);
+    if (!s)
+        return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "CUDA state");
+    s->device = device;
+    s->cc = cc;
+    s->sms = prop.multiProcessorCount;
+    cudaError_t err = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking);
+    if (err != cudaSuccess) {
+        free(s);
+        return partile_fail(PARTILE_ERROR_DEVICE, "cudaStreamCreate: %s",
+                            cudaGetErrorString(err));
+    }
+    snprintf(desc, desc_len, "%s (sm_%d, %d SMs, %.1f GiB)", prop.name, cc,
+             prop.multiProcessorCount, (double)prop.totalGlobalMem / (1 << 30));
+    *state = s;
+    return 0;
+}
+
+static int cuda_close(void *state)
+{
+    cuda_state *s = (cuda_state *)state;
+    cudaError_t err = cudaStreamDestroy(s->stream);
+    free(s);
+    if (err != cudaSuccess)
+        return partile_fail(PARTILE_ERROR_DEVICE, "cudaStreamDestroy: %s",
+                            cudaGetErrorString(err));
+    return 0;
+}
+
+static int use_device(cuda_state *s)
+{
+    CUDA_TRY(cudaSetDevice(s->device));
+    return 0;
+}
+
+static int cuda_synchronize(void *state)
+{
+    cuda_state *s = (cuda_state *)state;
+    CUDA_TRY(cudaStreamSynchronize(s->stream));
+    return 0;
+}
+
+static int cuda_alloc(void *state, size_t bytes, void **ptr)
+{
+    int st = use_device((cuda_state *)state);
+    if (st < 0)
+        return st;
+    CUDA_TRY(cudaMalloc(ptr, bytes));
+    return 0;
+}
+
+static int cuda_release(void *state, void *ptr)
+{
+    int st = use_device((cuda_state *)state);
+    if (st < 0)
+        return st;
+    CUDA_TRY(cudaFree(ptr));
+    return 0;
+}
+
+static int cuda_copy(void *state, void *dst, const void *src, size_t bytes,
+                     partile_copy_kind_t kind)
+{
+    cuda_state *s = (cuda_state *)state;
+    cudaMemcpyKind k = kind == PARTILE_COPY_HOST_TO_DEVICE   ? cudaMemcpyHostToDevice
+                       : kind == PARTILE_COPY_DEVICE_TO_HOST ? cudaMemcpyDeviceToHost
+                                                             : cudaMemcpyDeviceToDevice;
+    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, k, s->stream));
+    CUDA_TRY(cudaStreamSynchronize(s->stream));
+    return 0;
+}
+
+static int cuda_fill(void *state, void *dst, int value, size_t bytes)
+{
+    cuda_state *s = (cuda_state *)state;
+    CUDA_TRY(cudaMemsetAsync(dst, value, bytes, s->stream));
+    CUDA_TRY(cudaStreamSynchronize(s->stream));
+    return 0;
+}
+
+typedef struct cuda_timer {
+    cudaEvent_t start, stop;
+} cuda_timer;
+
+static int cuda_timer_create(void *state, void **timer)
+{
+    (void)state;
+    cuda_timer *t = (cuda_timer *)calloc(1, sizeof *t);
+    if (!t)
+        return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "timer");
+    *timer = t;
+    CUDA_TRY(cudaEventCreate(&t->start));
+    CUDA_TRY(cudaEventCreate(&t->stop));
+    return 0;
+}
+
+static int cuda_timer_begin(void *state, void *timer)
+{
+    CUDA_TRY(cudaEventRecord(((cuda_timer *)timer)->start, ((cuda_state *)state)->stream));
+    return 0;
+}
+
+static int cuda_timer_end(void *state, void *timer, double *seconds)
+{
+    cuda_timer *t = (cuda_timer *)timer;
+    float ms = 0.0f;
+    CUDA_TRY(cudaEventRecord(t->stop, ((cuda_state *)state)->stream));
+    CUDA_TRY(cudaEventSynchronize(t->stop));
+    CUDA_TRY(cudaEventElapsedTime(&ms, t->start, t->stop));
+    *seconds = 1e-3 * (double)ms;
+    return 0;
+}
+
+static int cuda_timer_destroy(void *state, void *timer)
+{
+    (void)state;
+    cuda_timer *t = (cuda_timer *)timer;
+    if (t->start)
+        cudaEventDestroy(t->start);
+    if (t->stop)
+        cudaEventDestroy(t->stop);
+    free(t);
+    return 0;
+}
+
+static int cuda_shape_available(void *state, int index)
+{
+    return ((cuda_state *)state)->cc >= shape_kernels[index].min_cc;
+}
+
+static int cuda_mma_batched(void *state, const partile_tile_t *tile, int shape_index,
+                            size_t batch, int rows, int cols, int depth, const void *a,
+                            const void *b, const void *c, void *d)
+{
+    cuda_state *s = (cuda_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
+    const long long tiles = (long long)batch * ((rows + tile->m - 1) / tile->m) *
+                            ((cols + tile->n - 1) / tile->n);
+    const int threads = 128;
+    const long long blocks = (tiles * 32 + threads - 1) / threads;
+    if (blocks > 0x7fffffffLL)
+        return partile_fail(PARTILE_ERROR_SIZE_OVERFLOW, "%lld tiles exceed the grid", tiles);
+    shape_kernels[shape_index].batched<<<(unsigned)blocks, threads, 0, s->stream>>>(
+        (long long)batch, rows, cols, depth, a, b, c, d);
+    CUDA_LAUNCH_CHECK("batched tile");
+    CUDA_TRY(cudaStreamSynchronize(s->stream));
+    return 0;
+}
+
+static int cuda_mma_peak(void *state, int shape_index, double *flops_per_second)
+{
+    cuda_state *s = (cuda_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
+    const partile_tile_t *t = &partile_cuda_shapes[shape_index].tile;
+    const int threads = 256, blocks = 8 * s->sms, iterations = 4096;
+    void *sink = NULL;
+    CUDA_TRY(cudaMalloc(&sink, (size_t)threads * blocks * sizeof(double)));
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    float best_ms = 0.0f;
+    cudaError_t err = cudaEventCreate(&e0);
+    if (err == cudaSuccess)
+        err = cudaEventCreate(&e1);
+    /* One warm-up launch, then the best of five (the ceiling, not a typical rate). */
+    for (int rep = 0; rep < 6 && err == cudaSuccess; rep++) {
+        float ms;
+        err = cudaEventRecord(e0, s->stream);
+        if (err != cudaSuccess)
+            break;
+        shape_kernels[shape_index].peak<<<blocks, threads, 0, s->stream>>>(iterations, sink);
+        err = cudaGetLastError();
+        if (err == cudaSuccess)
+            err = cudaEventRecord(e1, s->stream);
+        if (err == cudaSuccess)
+            err = cudaEventSynchronize(e1);
+        if (err == cudaSuccess)
+            err = cudaEventElapsedTime(&ms, e0, e1);
+        if (err == cudaSuccess && rep > 0 && (best_ms == 0.0f || ms < best_ms))
+            best_ms = ms;
+    }
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    cudaFree(sink);
+    if (err != cudaSuccess)
+        return partile_fail(PARTILE_ERROR_DEVICE, "tile peak kernel: %s",
+                            cudaGetErrorString(err));
+    const double warps = (double)blocks * threads / 32;
+    const double flops = 2.0 * t->m * t->n * t->k * (double)iterations * PARTILE_PEAK_CHAINS * warps;
+    *flops_per_second = flops / (1e-3 * (double)best_ms);
+    return 0;
+}
+
+extern "C" const partile_backend_ops_t partile_backend_cuda = {
+    /* name */ "cuda",
+    /* targets */ PARTILE_CUDA_TARGETS,
+    cuda_device_count,
+    cuda_open,
+    cuda_close,
+    cuda_synchronize,
+    cuda_alloc,
+    cuda_release,
+    cuda_copy,
+    cuda_fill,
+    cuda_timer_create,
+    cuda_timer_begin,
+    cuda_timer_end,
+    cuda_timer_destroy,
+    partile_cuda_shapes,
+    &partile_cuda_shape_count,
+    cuda_shape_available,
+    /* any_shape */ 0,
+    cuda_mma_batched,
+    cuda_mma_peak,
+};
+
+static_assert(sizeof shape_kernels / sizeof shape_kernels[0] == 7,
+              "shape_kernels must follow partile_cuda_shapes");

@@ -1,0 +1,77 @@
+/* The operations table every backend fills (one `static const` table per
+ * backend, DESIGN.md §6). The front end (common/context.c) checks arguments,
+ * then dispatches here; a backend sees only validated input. An operation a
+ * backend lacks is a NULL entry and reports PARTILE_ERROR_UNSUPPORTED. */
+#ifndef PARTILE_COMMON_BACKEND_H
+#define PARTILE_COMMON_BACKEND_H
+
+#include <stddef.h>
+
+#include "partile/mma.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct partile_backend_ops {
+    const char *name;
+    const char *targets; /* compiled targets, "" for the host */
+
+    /* Usable devices; *note explains a count of 0 (static string). */
+    int (*device_count)(int *count, const char **note);
+    /* Open device `device`; describe it into desc. */
+    int (*open)(int device, void **state, char *desc, size_t desc_len);
+    int (*close)(void *state);
+    int (*synchronize)(void *state);
+
+    int (*alloc)(void *state, size_t bytes, void **ptr);
+    int (*release)(void *state, void *ptr);
+    int (*copy)(void *state, void *dst, const void *src, size_t bytes,
+                partile_copy_kind_t kind);
+    int (*fill)(void *state, void *dst, int value, size_t bytes);
+
+    /* Interval timer: begin records a start mark, end a stop mark, waits,
+     * and returns the seconds between them. */
+    int (*timer_create)(void *state, void **timer);
+    int (*timer_begin)(void *state, void *timer);
+    int (*timer_end)(void *state, void *timer, double *seconds);
+    int (*timer_destroy)(void *state, void *timer);
+
+    /* Tile engine. shapes/shape_count: every shape the engine knows;
+     * shape_available says whether the opened device runs shape i. */
+    const partile_mma_shape_t *shapes;
+    const int *shape_count;
+    int (*shape_available)(void *state, int index);
+    /* The front end has checked the arguments. shape_index is the tile's
+     * position in `shapes`, or -1 for a tile outside the list (only engines
+     * with any_shape set receive those). */
+    int any_shape;
+    int (*mma_batched)(void *state, const partile_tile_t *tile,
+                       int shape_index, size_t batch, int rows, int cols,
+                       int depth, const void *a, const void *b, const void *c,
+                       void *d);
+    int (*mma_peak)(void *state, int shape_index, double *flops_per_second);
+} partile_backend_ops_t;
+
+/* The backends, in "auto" preference order. Each is defined whether or not
+ * it was compiled; one not compiled has only its name (see registry.c). */
+extern const partile_backend_ops_t partile_backend_cuda;
+extern const partile_backend_ops_t partile_backend_hip;
+extern const partile_backend_ops_t partile_backend_reference;
+
+/* Shape tables of the engines, shared by the reference engine (which
+ * computes any of them) and `partile info` (common/mma_shapes.c). */
+extern const partile_mma_shape_t partile_cuda_shapes[];
+extern const int partile_cuda_shape_count;
+extern const partile_mma_shape_t partile_hip_shapes[];
+extern const int partile_hip_shape_count;
+extern const partile_mma_shape_t partile_reference_shapes[];
+extern const int partile_reference_shape_count;
+
+/* Size in bytes of one element of a format in memory (8 for FP64, else 4). */
+size_t partile_format_bytes(partile_format_t format);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,74 @@
+/* partile — contexts, backends and memory.
+ *
+ * A context binds one backend ("reference", "cuda", "hip", or "auto") and
+ * one device. All data handed to a context's operations lives in that
+ * backend's memory space: host memory for "reference", device memory for
+ * the GPU backends. The memory helpers below let a C or Fortran caller stage
+ * arrays without including any vendor header. */
+#ifndef PARTILE_CONTEXT_H
+#define PARTILE_CONTEXT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct partile_context partile_context_t;
+
+/* Create a context. backend_name: "reference", "cuda", "hip" or "auto"
+ * ("auto" takes the first GPU backend with a device, else "reference").
+ * device: device index within the backend (ignored by "reference").
+ * On failure *ctx is set to NULL and a negative status is returned:
+ * PARTILE_ERROR_UNKNOWN_BACKEND, PARTILE_ERROR_NOT_COMPILED,
+ * PARTILE_ERROR_NO_DEVICE, PARTILE_ERROR_BAD_DEVICE_INDEX, ... */
+int partile_context_create(const char *backend_name, int device,
+                           partile_context_t **ctx);
+
+/* Destroy a context; NULL is accepted and ignored. */
+int partile_context_destroy(partile_context_t *ctx);
+
+/* The backend's name ("reference", "cuda", "hip") and a description of the
+ * device (e.g. "NVIDIA H200 (sm_90, 132 SMs)"). Strings live as long as ctx. */
+const char *partile_context_backend(const partile_context_t *ctx);
+const char *partile_context_device(const partile_context_t *ctx);
+
+/* Block until every operation issued on ctx has finished. */
+int partile_context_synchronize(partile_context_t *ctx);
+
+/* What a backend offers, without creating a context. */
+typedef struct partile_backend_info {
+    const char *name;    /* "reference", "cuda", "hip" */
+    int compiled;        /* 1 if built into this library */
+    int device_count;    /* usable devices (1 for reference), 0 if none */
+    const char *targets; /* compiled targets, e.g. "sm_80 sm_90" */
+    const char *note;    /* why device_count is 0, or "" */
+} partile_backend_info_t;
+
+/* Number of backends partile knows (compiled or not), and the i-th one. */
+int partile_backend_count(void);
+int partile_backend_query(int index, partile_backend_info_t *info);
+
+/* Memory of the context's backend. Allocation of 0 bytes gives NULL and
+ * succeeds. partile_free(ctx, NULL) succeeds. */
+int partile_malloc(partile_context_t *ctx, size_t bytes, void **ptr);
+int partile_free(partile_context_t *ctx, void *ptr);
+
+typedef enum partile_copy_kind {
+    PARTILE_COPY_HOST_TO_DEVICE = 0,
+    PARTILE_COPY_DEVICE_TO_HOST = 1,
+    PARTILE_COPY_DEVICE_TO_DEVICE = 2
+} partile_copy_kind_t;
+
+/* Copy bytes between host memory and the context's memory, or within the
+ * context's memory. Synchronous with respect to the host. */
+int partile_memcpy(partile_context_t *ctx, void *dst, const void *src,
+                   size_t bytes, partile_copy_kind_t kind);
+
+/* Fill bytes of context memory with a byte value (used to poison outputs). */
+int partile_memset(partile_context_t *ctx, void *dst, int value, size_t bytes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

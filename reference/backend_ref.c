@@ -1,0 +1,120 @@
+/* The reference backend: host memory, OpenMP, scalar fma(). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/backend.h"
+#include "common/error.h"
+#include "reference/mma_ref.h"
+
+static int ref_device_count(int *count, const char **note)
+{
+    *count = 1;
+    *note = "";
+    return 0;
+}
+
+static int ref_open(int device, void **state, char *desc, size_t desc_len)
+{
+    (void)device;
+    *state = NULL;
+#ifdef _OPENMP
+    snprintf(desc, desc_len, "host CPU (OpenMP)");
+#else
+    snprintf(desc, desc_len, "host CPU (serial)");
+#endif
+    return 0;
+}
+
+static int ref_close(void *state) { (void)state; return 0; }
+static int ref_synchronize(void *state) { (void)state; return 0; }
+
+static int ref_alloc(void *state, size_t bytes, void **ptr)
+{
+    (void)state;
+    *ptr = malloc(bytes);
+    return *ptr ? 0 : partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "malloc(%zu) failed", bytes);
+}
+
+static int ref_release(void *state, void *ptr) { (void)state; free(ptr); return 0; }
+
+static int ref_copy(void *state, void *dst, const void *src, size_t bytes,
+                    partile_copy_kind_t kind)
+{
+    (void)state;
+    (void)kind;
+    memmove(dst, src, bytes);
+    return 0;
+}
+
+static int ref_fill(void *state, void *dst, int value, size_t bytes)
+{
+    (void)state;
+    memset(dst, value, bytes);
+    return 0;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int ref_timer_create(void *state, void **timer)
+{
+    (void)state;
+    *timer = malloc(sizeof(double));
+    return *timer ? 0 : partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "timer");
+}
+
+static int ref_timer_begin(void *state, void *timer)
+{
+    (void)state;
+    *(double *)timer = now_seconds();
+    return 0;
+}
+
+static int ref_timer_end(void *state, void *timer, double *seconds)
+{
+    (void)state;
+    *seconds = now_seconds() - *(double *)timer;
+    return 0;
+}
+
+static int ref_timer_destroy(void *state, void *timer) { (void)state; free(timer); return 0; }
+
+static int ref_shape_available(void *state, int index) { (void)state; (void)index; return 1; }
+
+static int ref_mma_batched(void *state, const partile_tile_t *tile, int shape_index,
+                           size_t batch, int rows, int cols, int depth, const void *a,
+                           const void *b, const void *c, void *d)
+{
+    (void)state;
+    (void)shape_index;
+    return partile_mma_batched_ref(tile, batch, rows, cols, depth, a, b, c, d);
+}
+
+const partile_backend_ops_t partile_backend_reference = {
+    .name = "reference",
+    .targets = "host",
+    .device_count = ref_device_count,
+    .open = ref_open,
+    .close = ref_close,
+    .synchronize = ref_synchronize,
+    .alloc = ref_alloc,
+    .release = ref_release,
+    .copy = ref_copy,
+    .fill = ref_fill,
+    .timer_create = ref_timer_create,
+    .timer_begin = ref_timer_begin,
+    .timer_end = ref_timer_end,
+    .timer_destroy = ref_timer_destroy,
+    .shapes = partile_reference_shapes,
+    .shape_count = &partile_reference_shape_count,
+    .shape_available = ref_shape_available,
+    .any_shape = 1,
+    .mma_batched = ref_mma_batched,
+    .mma_peak = NULL,
+};
