@@ -51,6 +51,8 @@ typedef struct partile_backend_ops {
                        int depth, const void *a, const void *b, const void *c,
                        void *d);
     int (*mma_peak)(void *state, int shape_index, double *flops_per_second);
+    /* Plain (non-tile) FP64 FMA rate, the baseline for the tile peaks. */
+    int (*fma_peak)(void *state, double *flops_per_second);
 } partile_backend_ops_t;
 
 /* The backends, in "auto" preference order. Each is defined whether or not

@@ -322,6 +322,17 @@ int partile_mma_peak(partile_context_t *ctx, const partile_tile_t *tile,
     return ctx->ops->mma_peak(ctx->state, shape_index, flops_per_second);
 }
 
+int partile_fma_peak(partile_context_t *ctx, double *flops_per_second)
+{
+    CHECK_CTX(ctx);
+    if (!flops_per_second)
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "flops_per_second is NULL");
+    if (!ctx->ops->fma_peak)
+        return partile_fail(PARTILE_ERROR_UNSUPPORTED,
+                            "backend \"%s\" has no FMA peak microbenchmark", ctx->ops->name);
+    return ctx->ops->fma_peak(ctx->state, flops_per_second);
+}
+
 /* ---- timing ---- */
 
 static int compare_double(const void *x, const void *y)

@@ -17,6 +17,7 @@ PARTILE_DEFINE_TILE_KERNELS(f64_m16n8k16, 16, 8, 16, double, double)
 PARTILE_DEFINE_TILE_KERNELS(tf32_m16n8k8, 16, 8, 8, float, float)
 PARTILE_DEFINE_TILE_KERNELS(f16_m16n8k16, 16, 8, 16, float, float)
 PARTILE_DEFINE_TILE_KERNELS(bf16_m16n8k16, 16, 8, 16, float, float)
+PARTILE_DEFINE_FMA_PEAK_KERNEL()
 
 #define CUDA_TRY(call)                                                          \
     do {                                                                        \
@@ -235,14 +236,11 @@ static int cuda_mma_batched(void *state, const partile_tile_t *tile, int shape_i
     return 0;
 }
 
-static int cuda_mma_peak(void *state, int shape_index, double *flops_per_second)
+/* Best of five timed launches after one warm-up: a ceiling, not a typical
+ * rate. Returns the milliseconds of the fastest launch. */
+static int time_peak_kernel(cuda_state *s, void (*kernel)(int, void *), int blocks,
+                            int threads, int iterations, float *best)
 {
-    cuda_state *s = (cuda_state *)state;
-    int st = use_device(s);
-    if (st < 0)
-        return st;
-    const partile_tile_t *t = &partile_cuda_shapes[shape_index].tile;
-    const int threads = 256, blocks = 8 * s->sms, iterations = 4096;
     void *sink = NULL;
     CUDA_TRY(cudaMalloc(&sink, (size_t)threads * blocks * sizeof(double)));
     cudaEvent_t e0 = NULL, e1 = NULL;
@@ -256,7 +254,7 @@ static int cuda_mma_peak(void *state, int shape_index, double *flops_per_second)
         err = cudaEventRecord(e0, s->stream);
         if (err != cudaSuccess)
             break;
-        shape_kernels[shape_index].peak<<<blocks, threads, 0, s->stream>>>(iterations, sink);
+        kernel<<<blocks, threads, 0, s->stream>>>(iterations, sink);
         err = cudaGetLastError();
         if (err == cudaSuccess)
             err = cudaEventRecord(e1, s->stream);
@@ -273,10 +271,43 @@ static int cuda_mma_peak(void *state, int shape_index, double *flops_per_second)
         cudaEventDestroy(e1);
     cudaFree(sink);
     if (err != cudaSuccess)
-        return partile_fail(PARTILE_ERROR_DEVICE, "tile peak kernel: %s",
-                            cudaGetErrorString(err));
+        return partile_fail(PARTILE_ERROR_DEVICE, "peak kernel: %s", cudaGetErrorString(err));
+    *best = best_ms;
+    return 0;
+}
+
+static int cuda_mma_peak(void *state, int shape_index, double *flops_per_second)
+{
+    cuda_state *s = (cuda_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
+    const partile_tile_t *t = &partile_cuda_shapes[shape_index].tile;
+    const int threads = 256, blocks = 8 * s->sms, iterations = 4096;
+    float best_ms = 0.0f;
+    st = time_peak_kernel(s, shape_kernels[shape_index].peak, blocks, threads, iterations,
+                          &best_ms);
+    if (st < 0)
+        return st;
     const double warps = (double)blocks * threads / 32;
     const double flops = 2.0 * t->m * t->n * t->k * (double)iterations * PARTILE_PEAK_CHAINS * warps;
+    *flops_per_second = flops / (1e-3 * (double)best_ms);
+    return 0;
+}
+
+static int cuda_fma_peak(void *state, double *flops_per_second)
+{
+    cuda_state *s = (cuda_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
+    const int threads = 256, blocks = 8 * s->sms, iterations = 8192;
+    float best_ms = 0.0f;
+    st = time_peak_kernel(s, (void (*)(int, void *))partile_fma_peak_f64, blocks, threads,
+                          iterations, &best_ms);
+    if (st < 0)
+        return st;
+    const double flops = 2.0 * PARTILE_FMA_PEAK_CHAINS * (double)iterations * blocks * threads;
     *flops_per_second = flops / (1e-3 * (double)best_ms);
     return 0;
 }
@@ -302,6 +333,7 @@ extern "C" const partile_backend_ops_t partile_backend_cuda = {
     /* any_shape */ 0,
     cuda_mma_batched,
     cuda_mma_peak,
+    cuda_fma_peak,
 };
 
 static_assert(sizeof shape_kernels / sizeof shape_kernels[0] == 7,

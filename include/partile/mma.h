@@ -80,6 +80,11 @@ int partile_mma_batched(partile_context_t *ctx, const partile_tile_t *tile,
 int partile_mma_peak(partile_context_t *ctx, const partile_tile_t *tile,
                      double *flops_per_second);
 
+/* Peak rate of plain FP64 fma() on the device (8 independent chains per
+ * thread, no memory traffic), in flop/s (2 per fma): the baseline a tile
+ * shape must beat to be worth using. */
+int partile_fma_peak(partile_context_t *ctx, double *flops_per_second);
+
 #ifdef __cplusplus
 }
 #endif

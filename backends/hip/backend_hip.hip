@@ -1,0 +1,382 @@
+/* The HIP backend: memory, events, the MFMA tile engine and its launches.
+ * Kernels come from backends/gpu/tile_kernels.inc, written once for CUDA and
+ * HIP (here PARTILE_WARP_SIZE is 64: one wave64 per tile). Every HIP call
+ * and every launch is checked, and the runtime's own message is kept in
+ * partile_last_error_detail(). Compiled by hipcc through a Meson
+ * custom_target (backends/hip/meson.build). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/hip/mma_hip.h"
+#include "backends/gpu/tile_kernels.inc"
+#include "common/backend.h"
+#include "common/error.h"
+
+#ifndef PARTILE_HIP_TARGETS
+#error "PARTILE_HIP_TARGETS (the --offload-arch list) must be defined by the build"
+#endif
+
+PARTILE_DEFINE_TILE_KERNELS(f64_16x16x4, 16, 16, 4, double, double)
+PARTILE_DEFINE_TILE_KERNELS(f32_16x16x4, 16, 16, 4, float, float)
+PARTILE_DEFINE_TILE_KERNELS(xf32_16x16x8, 16, 16, 8, float, float)
+PARTILE_DEFINE_TILE_KERNELS(f16_16x16x16, 16, 16, 16, float, float)
+PARTILE_DEFINE_TILE_KERNELS(bf16_16x16x16, 16, 16, 16, float, float)
+PARTILE_DEFINE_FMA_PEAK_KERNEL()
+
+#define HIP_TRY(call)                                                          \
+    do {                                                                       \
+        hipError_t err_ = (call);                                              \
+        if (err_ != hipSuccess)                                                \
+            return partile_fail(err_ == hipErrorOutOfMemory                    \
+                                    ? PARTILE_ERROR_OUT_OF_MEMORY              \
+                                    : PARTILE_ERROR_DEVICE,                    \
+                                "%s: %s (%s)", #call, hipGetErrorString(err_), \
+                                hipGetErrorName(err_));                        \
+    } while (0)
+
+/* A launch's own error (configuration) and, on synchronize, its execution. */
+#define HIP_LAUNCH_CHECK(name) HIP_TRY(hipGetLastError())
+
+enum { HIP_WAVE = 64 };
+
+typedef struct hip_state {
+    int device;
+    char arch[64]; /* gcnArchName without the feature suffix, e.g. "gfx90a" */
+    int compiled;  /* arch is one of PARTILE_HIP_TARGETS */
+    int cus;
+    hipStream_t stream;
+} hip_state;
+
+/* Which targets run a shape's instruction. */
+enum { ON_GFX90A_GFX94X = 0, ON_GFX94X_ONLY = 1 };
+
+typedef struct hip_shape_kernels {
+    void (*batched)(long long, int, int, int, const void *, const void *,
+                    const void *, void *);
+    void (*peak)(int, void *);
+    int needs;
+} hip_shape_kernels;
+
+/* In the order of partile_hip_shapes (common/mma_shapes.c). */
+#define KERNELS(S, NEEDS) { (void (*)(long long, int, int, int, const void *, const void *, \
+                                      const void *, void *))S##_batched,                   \
+                            (void (*)(int, void *))S##_peak, NEEDS }
+static const hip_shape_kernels shape_kernels[] = {
+    KERNELS(f64_16x16x4, ON_GFX90A_GFX94X),  KERNELS(f32_16x16x4, ON_GFX90A_GFX94X),
+    KERNELS(xf32_16x16x8, ON_GFX94X_ONLY),   KERNELS(f16_16x16x16, ON_GFX90A_GFX94X),
+    KERNELS(bf16_16x16x16, ON_GFX90A_GFX94X),
+};
+
+static int is_gfx94x(const char *arch)
+{
+    return !strcmp(arch, "gfx940") || !strcmp(arch, "gfx941") || !strcmp(arch, "gfx942");
+}
+
+/* Whether `arch` is a whole word of the space-separated target list. */
+static int arch_compiled(const char *arch)
+{
+    const char *p = PARTILE_HIP_TARGETS;
+    const size_t n = strlen(arch);
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        const char *end = p;
+        while (*end && *end != ' ')
+            end++;
+        if ((size_t)(end - p) == n && !strncmp(p, arch, n))
+            return 1;
+        p = end;
+    }
+    return 0;
+}
+
+static int hip_device_count(int *count, const char **note)
+{
+    /* The note must outlive the call; the runtime's message is kept. */
+    static thread_local char buf[192];
+    int n = 0;
+    hipError_t err = hipGetDeviceCount(&n);
+    if (err != hipSuccess) {
+        (void)hipGetLastError(); /* clear the sticky error */
+        snprintf(buf, sizeof buf, "no AMD GPU found (hipGetDeviceCount: %s)",
+                 hipGetErrorString(err));
+        *count = 0;
+        *note = buf;
+        return 0;
+    }
+    *count = n;
+    *note = n ? "" : "no AMD GPU found";
+    return 0;
+}
+
+static int hip_open(int device, void **state, char *desc, size_t desc_len)
+{
+    hipDeviceProp_t prop;
+    HIP_TRY(hipGetDeviceProperties(&prop, device));
+    HIP_TRY(hipSetDevice(device));
+    hip_state *s = (hip_state *)calloc(1, sizeof *s);
+    if (!s)
+        return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "HIP state");
+    s->device = device;
+    snprintf(s->arch, sizeof s->arch, "%s", prop.gcnArchName);
+    s->arch[strcspn(s->arch, ":")] = '\0'; /* "gfx90a:sramecc+:xnack-" */
+    s->compiled = arch_compiled(s->arch);
+    s->cus = prop.multiProcessorCount;
+    hipError_t err = hipStreamCreateWithFlags(&s->stream, hipStreamNonBlocking);
+    if (err != hipSuccess) {
+        free(s);
+        return partile_fail(PARTILE_ERROR_DEVICE, "hipStreamCreate: %s",
+                            hipGetErrorString(err));
+    }
+    snprintf(desc, desc_len, "%s (%s, %d CUs, %.1f GiB%s)", prop.name, prop.gcnArchName,
+             prop.multiProcessorCount, (double)prop.totalGlobalMem / (1 << 30),
+             s->compiled ? "" : "; not a compiled target: tile engine unavailable");
+    *state = s;
+    return 0;
+}
+
+static int hip_close(void *state)
+{
+    hip_state *s = (hip_state *)state;
+    hipError_t err = hipStreamDestroy(s->stream);
+    free(s);
+    if (err != hipSuccess)
+        return partile_fail(PARTILE_ERROR_DEVICE, "hipStreamDestroy: %s",
+                            hipGetErrorString(err));
+    return 0;
+}
+
+static int use_device(hip_state *s)
+{
+    HIP_TRY(hipSetDevice(s->device));
+    return 0;
+}
+
+static int hip_synchronize(void *state)
+{
+    hip_state *s = (hip_state *)state;
+    HIP_TRY(hipStreamSynchronize(s->stream));
+    return 0;
+}
+
+static int hip_alloc(void *state, size_t bytes, void **ptr)
+{
+    int st = use_device((hip_state *)state);
+    if (st < 0)
+        return st;
+    HIP_TRY(hipMalloc(ptr, bytes));
+    return 0;
+}
+
+static int hip_release(void *state, void *ptr)
+{
+    int st = use_device((hip_state *)state);
+    if (st < 0)
+        return st;
+    HIP_TRY(hipFree(ptr));
+    return 0;
+}
+
+static int hip_copy(void *state, void *dst, const void *src, size_t bytes,
+                    partile_copy_kind_t kind)
+{
+    hip_state *s = (hip_state *)state;
+    hipMemcpyKind k = kind == PARTILE_COPY_HOST_TO_DEVICE   ? hipMemcpyHostToDevice
+                      : kind == PARTILE_COPY_DEVICE_TO_HOST ? hipMemcpyDeviceToHost
+                                                            : hipMemcpyDeviceToDevice;
+    HIP_TRY(hipMemcpyAsync(dst, src, bytes, k, s->stream));
+    HIP_TRY(hipStreamSynchronize(s->stream));
+    return 0;
+}
+
+static int hip_fill(void *state, void *dst, int value, size_t bytes)
+{
+    hip_state *s = (hip_state *)state;
+    HIP_TRY(hipMemsetAsync(dst, value, bytes, s->stream));
+    HIP_TRY(hipStreamSynchronize(s->stream));
+    return 0;
+}
+
+typedef struct hip_timer {
+    hipEvent_t start, stop;
+} hip_timer;
+
+static int hip_timer_create(void *state, void **timer)
+{
+    (void)state;
+    hip_timer *t = (hip_timer *)calloc(1, sizeof *t);
+    if (!t)
+        return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "timer");
+    *timer = t;
+    HIP_TRY(hipEventCreate(&t->start));
+    HIP_TRY(hipEventCreate(&t->stop));
+    return 0;
+}
+
+static int hip_timer_begin(void *state, void *timer)
+{
+    HIP_TRY(hipEventRecord(((hip_timer *)timer)->start, ((hip_state *)state)->stream));
+    return 0;
+}
+
+static int hip_timer_end(void *state, void *timer, double *seconds)
+{
+    hip_timer *t = (hip_timer *)timer;
+    float ms = 0.0f;
+    HIP_TRY(hipEventRecord(t->stop, ((hip_state *)state)->stream));
+    HIP_TRY(hipEventSynchronize(t->stop));
+    HIP_TRY(hipEventElapsedTime(&ms, t->start, t->stop));
+    *seconds = 1e-3 * (double)ms;
+    return 0;
+}
+
+static int hip_timer_destroy(void *state, void *timer)
+{
+    (void)state;
+    hip_timer *t = (hip_timer *)timer;
+    if (t->start)
+        (void)hipEventDestroy(t->start);
+    if (t->stop)
+        (void)hipEventDestroy(t->stop);
+    free(t);
+    return 0;
+}
+
+/* A shape runs where its instruction exists and the fat binary holds code
+ * for the device's target; anything else (RDNA, gfx908, newer CDNA not
+ * compiled for) is unavailable rather than a launch failure. */
+static int hip_shape_available(void *state, int index)
+{
+    const hip_state *s = (const hip_state *)state;
+    if (!s->compiled)
+        return 0;
+    if (shape_kernels[index].needs == ON_GFX94X_ONLY)
+        return is_gfx94x(s->arch);
+    return !strcmp(s->arch, "gfx90a") || is_gfx94x(s->arch);
+}
+
+static int hip_mma_batched(void *state, const partile_tile_t *tile, int shape_index,
+                           size_t batch, int rows, int cols, int depth, const void *a,
+                           const void *b, const void *c, void *d)
+{
+    hip_state *s = (hip_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
+    const long long tiles = (long long)batch * ((rows + tile->m - 1) / tile->m) *
+                            ((cols + tile->n - 1) / tile->n);
+    const int threads = 256; /* 4 waves, one tile each */
+    const long long blocks = (tiles * HIP_WAVE + threads - 1) / threads;
+    if (blocks > 0x7fffffffLL)
+        return partile_fail(PARTILE_ERROR_SIZE_OVERFLOW, "%lld tiles exceed the grid", tiles);
+    shape_kernels[shape_index].batched<<<(unsigned)blocks, threads, 0, s->stream>>>(
+        (long long)batch, rows, cols, depth, a, b, c, d);
+    HIP_LAUNCH_CHECK("batched tile");
+    HIP_TRY(hipStreamSynchronize(s->stream));
+    return 0;
+}
+
+/* Best of five timed launches after one warm-up: a ceiling, not a typical
+ * rate. Returns the milliseconds of the fastest launch. */
+static int time_peak_kernel(hip_state *s, void (*kernel)(int, void *), int blocks,
+                            int threads, int iterations, float *best)
+{
+    void *sink = NULL;
+    HIP_TRY(hipMalloc(&sink, (size_t)threads * blocks * sizeof(double)));
+    hipEvent_t e0 = NULL, e1 = NULL;
+    float best_ms = 0.0f;
+    hipError_t err = hipEventCreate(&e0);
+    if (err == hipSuccess)
+        err = hipEventCreate(&e1);
+    for (int rep = 0; rep < 6 && err == hipSuccess; rep++) {
+        float ms;
+        err = hipEventRecord(e0, s->stream);
+        if (err != hipSuccess)
+            break;
+        kernel<<<blocks, threads, 0, s->stream>>>(iterations, sink);
+        err = hipGetLastError();
+        if (err == hipSuccess)
+            err = hipEventRecord(e1, s->stream);
+        if (err == hipSuccess)
+            err = hipEventSynchronize(e1);
+        if (err == hipSuccess)
+            err = hipEventElapsedTime(&ms, e0, e1);
+        if (err == hipSuccess && rep > 0 && (best_ms == 0.0f || ms < best_ms))
+            best_ms = ms;
+    }
+    if (e0)
+        (void)hipEventDestroy(e0);
+    if (e1)
+        (void)hipEventDestroy(e1);
+    (void)hipFree(sink);
+    if (err != hipSuccess)
+        return partile_fail(PARTILE_ERROR_DEVICE, "peak kernel: %s", hipGetErrorString(err));
+    if (best_ms <= 0.0f)
+        return partile_fail(PARTILE_ERROR_DEVICE, "peak kernel: no measurable time");
+    *best = best_ms;
+    return 0;
+}
+
+static int hip_mma_peak(void *state, int shape_index, double *flops_per_second)
+{
+    hip_state *s = (hip_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
+    const partile_tile_t *t = &partile_hip_shapes[shape_index].tile;
+    const int threads = 256, blocks = 8 * s->cus, iterations = 4096;
+    float best_ms;
+    st = time_peak_kernel(s, shape_kernels[shape_index].peak, blocks, threads, iterations,
+                          &best_ms);
+    if (st < 0)
+        return st;
+    const double waves = (double)blocks * threads / HIP_WAVE;
+    const double flops = 2.0 * t->m * t->n * t->k * (double)iterations * PARTILE_PEAK_CHAINS * waves;
+    *flops_per_second = flops / (1e-3 * (double)best_ms);
+    return 0;
+}
+
+static int hip_fma_peak(void *state, double *flops_per_second)
+{
+    hip_state *s = (hip_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
+    const int threads = 256, blocks = 8 * s->cus, iterations = 8192;
+    float best_ms;
+    st = time_peak_kernel(s, (void (*)(int, void *))partile_fma_peak_f64, blocks, threads,
+                          iterations, &best_ms);
+    if (st < 0)
+        return st;
+    const double flops = 2.0 * PARTILE_FMA_PEAK_CHAINS * (double)iterations * blocks * threads;
+    *flops_per_second = flops / (1e-3 * (double)best_ms);
+    return 0;
+}
+
+extern "C" const partile_backend_ops_t partile_backend_hip = {
+    /* name */ "hip",
+    /* targets */ PARTILE_HIP_TARGETS,
+    hip_device_count,
+    hip_open,
+    hip_close,
+    hip_synchronize,
+    hip_alloc,
+    hip_release,
+    hip_copy,
+    hip_fill,
+    hip_timer_create,
+    hip_timer_begin,
+    hip_timer_end,
+    hip_timer_destroy,
+    partile_hip_shapes,
+    &partile_hip_shape_count,
+    hip_shape_available,
+    /* any_shape */ 0,
+    hip_mma_batched,
+    hip_mma_peak,
+    hip_fma_peak,
+};
+
+static_assert(sizeof shape_kernels / sizeof shape_kernels[0] == 5,
+              "shape_kernels must follow partile_hip_shapes");

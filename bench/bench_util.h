@@ -1,0 +1,47 @@
+/* Shared helpers for partile's benchmark drivers: a tiny JSON writer and
+ * argument parsing. Timing itself is partile_time() (events on GPUs,
+ * warm-up, median of repeats). */
+#ifndef PARTILE_BENCH_UTIL_H
+#define PARTILE_BENCH_UTIL_H
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "partile/partile.h"
+
+typedef struct bench_json {
+    FILE *f;
+    int first; /* no comma before the next member */
+} bench_json;
+
+static inline void bench_json_open(bench_json *j, FILE *f, const char *bench,
+                                   partile_context_t *ctx)
+{
+    char date[32];
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    j->f = f;
+    fprintf(f, "{\n  \"benchmark\": \"%s\",\n  \"partile\": \"%s\",\n  \"date\": \"%s\",\n"
+               "  \"backend\": \"%s\",\n  \"device\": \"%s\",\n  \"results\": [",
+            bench, partile_version(), date, partile_context_backend(ctx),
+            partile_context_device(ctx));
+    j->first = 1;
+}
+
+/* One result row: name, value, unit, and a ratio against a ceiling
+ * (pass ratio < 0 when there is none). */
+static inline void bench_json_row(bench_json *j, const char *name, double value,
+                                  const char *unit, double ratio, const char *ratio_of)
+{
+    fprintf(j->f, "%s\n    {\"name\": \"%s\", \"value\": %.6g, \"unit\": \"%s\"",
+            j->first ? "" : ",", name, value, unit);
+    if (ratio >= 0)
+        fprintf(j->f, ", \"ratio\": %.4f, \"ratio_of\": \"%s\"", ratio, ratio_of);
+    fprintf(j->f, "}");
+    j->first = 0;
+}
+
+static inline void bench_json_close(bench_json *j) { fprintf(j->f, "\n  ]\n}\n"); }
+
+#endif

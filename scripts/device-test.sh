@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Everything partile does on the GPU machine, in one call:
+#   build (CUDA backend; hipcc is not there), the whole test suite (GPU tests
+#   included), partile info, partile check --bench, the ceilings benchmark,
+#   compute-sanitizer on the GPU tests; logs and JSON under $OUT; a short
+#   table last.
+# Run through the device tool:  bash scripts/device-test.sh   (carry .device)
+set -uo pipefail
+OUT=${OUT:-/tmp/partile-out}
+mkdir -p "$OUT"
+cd "$(dirname "$0")/.."
+
+# cmocka is not installed there: unpack the carried Debian packages.
+if ! ls /usr/include/cmocka.h >/dev/null 2>&1; then
+  for f in .device/debs/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+export PATH=/usr/local/cuda/bin:$PATH
+
+build=build-device
+status=0
+step() { echo "== $*"; }
+
+step "configure + build" | tee "$OUT/build.log"
+{ meson setup "$build" --wipe -Dhip=disabled -Dcuda=enabled --buildtype=release ||
+  meson setup "$build" -Dhip=disabled -Dcuda=enabled --buildtype=release; } >>"$OUT/build.log" 2>&1
+ninja -C "$build" >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+
+step "nvidia-smi"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
+
+step "tests"
+meson test -C "$build" --print-errorlogs 2>&1 | tee "$OUT/test.log" | tail -25
+cp "$build/meson-logs/testlog.txt" "$OUT/testlog.txt" 2>/dev/null
+grep -q "^Fail: *0" "$OUT/test.log" || status=1
+
+step "partile info"
+"$build/tools/partile" info 2>&1 | tee "$OUT/info.txt"
+
+step "partile check --bench"
+"$build/tools/partile" check --bench 2>&1 | tee "$OUT/check.txt" || status=1
+
+step "ceilings"
+"$build/bench/bench_ceilings" --backend cuda --json "$OUT/ceilings.json" 2>&1 | tee "$OUT/ceilings.txt" || status=1
+
+if command -v compute-sanitizer >/dev/null; then
+  step "compute-sanitizer memcheck (GPU tests)"
+  compute-sanitizer --tool memcheck --error-exitcode 3 "$build/tests/test_mma_gpu" \
+    >"$OUT/sanitizer.txt" 2>&1
+  rc=$?
+  tail -5 "$OUT/sanitizer.txt"
+  [ $rc -eq 0 ] || { echo "compute-sanitizer: exit $rc"; status=1; }
+fi
+
+step "summary"
+printf '%-22s %s\n' "gpu" "$(tail -1 "$OUT/gpu.txt")"
+printf '%-22s %s\n' "tests" "$(grep -E '^(Ok|Fail|Skipped):' "$OUT/test.log" | tr -s ' ' | paste -sd' ')"
+grep -E '^   [a-z0-9.]+ +(ok|FAIL)' "$OUT/check.txt" | awk '{printf "%-22s %s\n", $1, $2}'
+grep -E 'TFLOP/s|GB/s' "$OUT/ceilings.txt"
+exit $status

@@ -1,0 +1,259 @@
+/* partile — command line tool.
+ *   partile info                 backends, devices, tile shapes
+ *   partile check [options]      tile conformance against the reference
+ *   partile version
+ * Exit status: 0 success, 1 a check failed or an operation failed, 2 usage
+ * error, 77 (with --skip-unavailable) the asked-for backend cannot run here. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "partile/partile.h"
+#include "tools/conformance.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: partile <command> [options]\n"
+            "commands:\n"
+            "  info                       backends compiled in, devices, tile shapes\n"
+            "  check [options]            tile engines against the reference, bit for bit in FP64\n"
+            "      --backend NAME         reference, cuda, hip (default: every backend that runs here)\n"
+            "      --shape NAME           only this shape (as `partile check --list` names it)\n"
+            "      --seed N               random seed (default: from the clock; printed)\n"
+            "      --list                 list the shapes that would be checked, run nothing\n"
+            "      --bench                also measure each shape's peak rate (operands in registers)\n"
+            "      --device N             device index (default 0)\n"
+            "      --skip-unavailable     exit 77 if the named backend cannot run here\n"
+            "  version                    print the library version\n");
+}
+
+static int report_error(const char *what, int status)
+{
+    const char *detail = partile_last_error_detail();
+    fprintf(stderr, "partile: %s: %s%s%s\n", what, partile_status_string(status),
+            detail[0] ? ": " : "", detail);
+    return 1;
+}
+
+static int cmd_info(void)
+{
+    printf("partile %s\n", partile_version());
+    for (int b = 0; b < partile_backend_count(); b++) {
+        partile_backend_info_t info;
+        partile_backend_query(b, &info);
+        printf("\nbackend %-9s %s", info.name, info.compiled ? "compiled" : "not compiled");
+        if (info.compiled)
+            printf(" [targets: %s], %d device(s)%s%s", info.targets, info.device_count,
+                   info.note[0] ? " — " : "", info.note);
+        printf("\n");
+        if (!info.compiled)
+            continue;
+        /* The shape table is known without a device; availability needs one. */
+        for (int d = 0; d < (info.device_count ? info.device_count : 1); d++) {
+            partile_context_t *ctx = NULL;
+            int st = partile_context_create(info.name, d, &ctx);
+            if (st < 0) {
+                printf("  (no device: shapes listed by `partile check --list` need one)\n");
+                break;
+            }
+            printf("  device %d: %s\n", d, partile_context_device(ctx));
+            int n = 0;
+            partile_mma_shape_count(ctx, &n);
+            printf("    %-16s %3s %3s %3s %-5s %-5s %-9s %-7s %s\n", "shape", "Mt", "Nt", "Kt",
+                   "Fin", "Facc", "available", "bitwise", "instruction");
+            for (int i = 0; i < n; i++) {
+                partile_mma_shape_t s;
+                partile_mma_shape_get(ctx, i, &s);
+                char avail[32];
+                snprintf(avail, sizeof avail, "%s%s%s", s.available ? "yes" : "no",
+                         s.available || !s.requires[0] ? "" : " needs ", s.available ? "" : s.requires);
+                printf("    %-16s %3d %3d %3d %-5s %-5s %-9s %-7s %s\n", s.name, s.tile.m,
+                       s.tile.n, s.tile.k, partile_format_name(s.tile.fin),
+                       partile_format_name(s.tile.facc), avail, s.bitwise ? "yes" : "tol",
+                       s.instruction);
+            }
+            partile_context_destroy(ctx);
+        }
+    }
+    return 0;
+}
+
+typedef struct check_opts {
+    const char *backend, *shape;
+    uint64_t seed;
+    int list, bench, device, skip_unavailable;
+} check_opts;
+
+/* Checks every shape of one backend; returns the number of failures, or -1
+ * if the backend could not run. */
+static int check_backend(const char *name, const check_opts *o, int *shapes_run)
+{
+    partile_context_t *ctx = NULL;
+    int st = partile_context_create(name, o->device, &ctx);
+    if (st < 0) {
+        report_error(name, st);
+        return -1;
+    }
+    printf("== %s: %s\n", name, partile_context_device(ctx));
+    double fma_rate = 0.0;
+    if (o->bench && partile_fma_peak(ctx, &fma_rate) == 0)
+        printf("   plain FP64 fma peak: %.2f TFLOP/s (measured now)\n", fma_rate * 1e-12);
+    int n = 0, failures = 0;
+    partile_mma_shape_count(ctx, &n);
+    for (int i = 0; i < n; i++) {
+        partile_mma_shape_t s;
+        partile_mma_shape_get(ctx, i, &s);
+        if (o->shape && strcmp(o->shape, s.name) != 0)
+            continue;
+        if (!s.available) {
+            printf("   %-16s skipped: needs %s\n", s.name, s.requires);
+            continue;
+        }
+        if (o->list) {
+            printf("   %-16s m%dn%dk%d %s->%s %s\n", s.name, s.tile.m, s.tile.n, s.tile.k,
+                   partile_format_name(s.tile.fin), partile_format_name(s.tile.facc),
+                   s.bitwise ? "bitwise" : "tolerance");
+            continue;
+        }
+        partile_check_result_t r;
+        st = partile_check_shape(ctx, &s, o->seed, 8, stdout, &r);
+        (*shapes_run)++;
+        if (st < 0) {
+            report_error(s.name, st);
+            failures++;
+            continue;
+        }
+        int ok = partile_check_passed(&r);
+        failures += !ok;
+        printf("   %-16s %s  %lld values, %d sizes", s.name, ok ? "ok  " : "FAIL", r.compared,
+               r.cases);
+        if (s.tile.facc == PARTILE_FP64)
+            printf(", bitwise: %lld differ (max %.0f ulp)", r.mismatches, r.max_ulp);
+        else
+            printf(", tol %.2g: %lld beyond (max %.3g)", PARTILE_CHECK_F32_TOL, r.mismatches,
+                   r.max_rel);
+        if (r.unwritten || r.guard_hits)
+            printf(", %lld unwritten, %lld guard writes", r.unwritten, r.guard_hits);
+        printf("\n");
+        if (o->bench) {
+            double rate;
+            st = partile_mma_peak(ctx, &s.tile, &rate);
+            if (st == PARTILE_ERROR_UNSUPPORTED)
+                printf("   %-16s bench: no peak microbenchmark on this backend\n", s.name);
+            else if (st < 0)
+                report_error("bench", st);
+            else if (fma_rate > 0)
+                printf("   %-16s bench: %.2f TFLOP/s = %.2fx plain FP64 fma\n", s.name,
+                       rate * 1e-12, rate / fma_rate);
+            else
+                printf("   %-16s bench: %.2f TFLOP/s\n", s.name, rate * 1e-12);
+        }
+    }
+    partile_context_destroy(ctx);
+    return failures;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+    check_opts o = { 0 };
+    o.seed = (uint64_t)time(NULL) ^ ((uint64_t)clock() << 20);
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+        if (!strcmp(a, "--backend") && has_value)
+            o.backend = argv[++i];
+        else if (!strcmp(a, "--shape") && has_value)
+            o.shape = argv[++i];
+        else if (!strcmp(a, "--seed") && has_value) {
+            char *end;
+            errno = 0;
+            o.seed = strtoull(argv[++i], &end, 0);
+            if (errno || *end || argv[i][0] == '\0' || argv[i][0] == '-') {
+                fprintf(stderr, "partile check: --seed needs a non-negative integer, got \"%s\"\n",
+                        argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--device") && has_value) {
+            char *end;
+            long d = strtol(argv[++i], &end, 10);
+            if (*end || d < 0 || d > 1024) {
+                fprintf(stderr, "partile check: --device needs an index, got \"%s\"\n", argv[i]);
+                return 2;
+            }
+            o.device = (int)d;
+        } else if (!strcmp(a, "--list"))
+            o.list = 1;
+        else if (!strcmp(a, "--bench"))
+            o.bench = 1;
+        else if (!strcmp(a, "--skip-unavailable"))
+            o.skip_unavailable = 1;
+        else {
+            fprintf(stderr, "partile check: unknown or incomplete option \"%s\"\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    printf("partile check, seed %" PRIu64 " (repeat with --seed %" PRIu64 ")\n", o.seed, o.seed);
+    int failures = 0, ran_backends = 0, shapes_run = 0;
+    if (o.backend) {
+        partile_context_t *probe = NULL;
+        int st = partile_context_create(o.backend, o.device, &probe);
+        partile_context_destroy(probe);
+        if (st < 0) {
+            report_error(o.backend, st);
+            return o.skip_unavailable && (st == PARTILE_ERROR_NOT_COMPILED ||
+                                          st == PARTILE_ERROR_NO_DEVICE) ? 77 : 1;
+        }
+        int f = check_backend(o.backend, &o, &shapes_run);
+        failures += f < 0 ? 1 : f;
+        ran_backends++;
+    } else {
+        for (int b = 0; b < partile_backend_count(); b++) {
+            partile_backend_info_t info;
+            partile_backend_query(b, &info);
+            if (!info.compiled || info.device_count == 0) {
+                printf("== %s: not run (%s)\n", info.name,
+                       info.compiled ? info.note : "not compiled");
+                continue;
+            }
+            int f = check_backend(info.name, &o, &shapes_run);
+            failures += f < 0 ? 1 : f;
+            ran_backends++;
+        }
+    }
+    if (o.shape && shapes_run == 0 && !o.list) {
+        fprintf(stderr, "partile check: no available shape named \"%s\"\n", o.shape);
+        return 2;
+    }
+    if (!o.list)
+        printf("%s: %d backend(s), %d shape check(s), %d failure(s)\n",
+               failures ? "FAILED" : "PASSED", ran_backends, shapes_run, failures);
+    return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "info"))
+        return cmd_info();
+    if (!strcmp(argv[1], "check"))
+        return cmd_check(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+        printf("partile %s\n", partile_version());
+        return 0;
+    }
+    if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "partile: unknown command \"%s\"\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
