@@ -1,18 +1,21 @@
 #!/bin/sh
 # Checks that the HIP backend's object really contains each MFMA the engine
 # claims (common/mma_shapes.c, HIP_SHAPES), per offload target: extracts the
-# .hip_fatbin section, unbundles the gfx90a and gfx940 code objects and
-# disassembles them. LLVM renamed some instructions for gfx940, so each is
+# .hip_fatbin section, unbundles the code object of each target (by default
+# gfx90a and gfx940, else the targets given after the object) and
+# disassembles it. LLVM renamed some instructions for gfx940, so each is
 # looked for under every known spelling.
-# Usage: test_hip_disasm.sh path/to/backend_hip.o
+# Usage: test_hip_disasm.sh path/to/backend_hip.o [ARCH...]
 # Exit: 0 all found, 1 one missing or a step failed, 77 (skip) tools missing.
 set -u
 
 obj=${1:-}
 if [ -z "$obj" ] || [ ! -f "$obj" ]; then
-    echo "usage: $0 HIP_OBJECT (got '${obj}')" >&2
+    echo "usage: $0 HIP_OBJECT [ARCH...] (got '${obj}')" >&2
     exit 1
 fi
+shift
+archs=${*:-gfx90a gfx940}
 
 # LLVM tools: the llvm-15 that hipcc uses on Debian first, then PATH.
 find_tool() {
@@ -49,15 +52,21 @@ fi
 echo "bundles in $obj:"
 sed 's/^/  /' "$tmp/bundles"
 
-# instruction: the spellings llvm-objdump may print (first is the ISA name).
-f64="v_mfma_f64_16x16x4f64 v_mfma_f64_16x16x4_f64"
-f32="v_mfma_f32_16x16x4f32 v_mfma_f32_16x16x4_f32"
-xf32="v_mfma_f32_16x16x8_xf32 v_mfma_f32_16x16x8xf32"
-f16="v_mfma_f32_16x16x16f16 v_mfma_f32_16x16x16_f16"
-bf16="v_mfma_f32_16x16x16bf16_1k v_mfma_f32_16x16x16_bf16 v_mfma_f32_16x16x16bf16"
+# The spellings llvm-objdump may print for each instruction (ISA name first;
+# LLVM 15 prints e.g. v_mfma_f64_16x16x4_f64 and v_mfma_f32_16x16x16_bf16
+# for gfx940).
+spellings() {
+    case $1 in
+    f64) echo v_mfma_f64_16x16x4f64 v_mfma_f64_16x16x4_f64 ;;
+    f32) echo v_mfma_f32_16x16x4f32 v_mfma_f32_16x16x4_f32 ;;
+    xf32) echo v_mfma_f32_16x16x8_xf32 v_mfma_f32_16x16x8xf32 ;;
+    f16) echo v_mfma_f32_16x16x16f16 v_mfma_f32_16x16x16_f16 ;;
+    bf16) echo v_mfma_f32_16x16x16bf16_1k v_mfma_f32_16x16x16_bf16 v_mfma_f32_16x16x16bf16 ;;
+    esac
+}
 
 status=0
-for arch in gfx90a gfx940; do
+for arch in $archs; do
     bundle=hipv4-amdgcn-amd-amdhsa--$arch
     if ! grep -qx "$bundle" "$tmp/bundles"; then
         echo "FAIL: no $bundle code object in $obj (built without --offload-arch=$arch?)" >&2
@@ -71,13 +80,14 @@ for arch in gfx90a gfx940; do
         status=1
         continue
     fi
-    wanted="f64 f32 f16 bf16"
-    [ "$arch" = gfx940 ] && wanted="f64 f32 xf32 f16 bf16"
+    case $arch in
+    gfx940 | gfx941 | gfx942) wanted="f64 f32 xf32 f16 bf16" ;;
+    *) wanted="f64 f32 f16 bf16" ;;
+    esac
     echo "$arch:"
     for name in $wanted; do
-        eval "spellings=\$$name"
         found=""
-        for s in $spellings; do
+        for s in $(spellings "$name"); do
             n=$(grep -cw -- "$s" "$tmp/$arch.s")
             if [ "$n" -gt 0 ]; then
                 found="$s ($n)"
@@ -87,7 +97,7 @@ for arch in gfx90a gfx940; do
         if [ -n "$found" ]; then
             echo "  $name: $found"
         else
-            echo "  $name: MISSING (looked for: $spellings)"
+            echo "  $name: MISSING (looked for: $(spellings "$name"))"
             echo "FAIL: $arch code object has no $name MFMA" >&2
             status=1
         fi

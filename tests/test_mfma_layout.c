@@ -331,7 +331,7 @@ static void test_documented_layouts_are_bijections(void **state)
             int seen[MAX_LANES][MAX_SLOTS] = { { 0 } };
             for (int r = 0; r < rows[op]; r++)
                 for (int c = 0; c < cols[op]; c++) {
-                    int l, s;
+                    int l = -1, s = -1;
                     assert_true(doc_locate(lc, op, r, c, &l, &s));
                     assert_true(l >= 0 && l < lc->lanes && s >= 0 && s < per_lane[op]);
                     assert_int_equal(seen[l][s]++, 0);

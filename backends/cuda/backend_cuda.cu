@@ -23,7 +23,8 @@ PARTILE_DEFINE_FMA_PEAK_KERNEL()
     do {                                                                        \
         cudaError_t err_ = (call);                                              \
         if (err_ != cudaSuccess)                                                \
-            return partile_fail(err_ == cudaErrorMemoryAllocation               \
+            return (void)cudaGetLastError(), /* clear a non-sticky error */     \
+                   partile_fail(err_ == cudaErrorMemoryAllocation               \
                                     ? PARTILE_ERROR_OUT_OF_MEMORY               \
                                     : PARTILE_ERROR_DEVICE,                     \
                                 "%s: %s (%s)", #call, cudaGetErrorString(err_), \

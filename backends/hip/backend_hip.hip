@@ -28,7 +28,8 @@ PARTILE_DEFINE_FMA_PEAK_KERNEL()
     do {                                                                       \
         hipError_t err_ = (call);                                              \
         if (err_ != hipSuccess)                                                \
-            return partile_fail(err_ == hipErrorOutOfMemory                    \
+            return (void)hipGetLastError(), /* clear a non-sticky error */     \
+                   partile_fail(err_ == hipErrorOutOfMemory                    \
                                     ? PARTILE_ERROR_OUT_OF_MEMORY              \
                                     : PARTILE_ERROR_DEVICE,                    \
                                 "%s: %s (%s)", #call, hipGetErrorString(err_), \
