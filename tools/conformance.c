@@ -29,7 +29,7 @@ static double wide_random(uint64_t *s, int span)
 static int input_span(partile_format_t f) { return f == PARTILE_FP64 ? 40 : f == PARTILE_FP16 ? 5 : 20; }
 static int acc_span(partile_format_t f) { return f == PARTILE_FP64 ? 80 : 10; }
 
-enum { GUARD = 64 }; /* elements of poison on each side of every output */
+enum { GUARD = PARTILE_CHECK_GUARD };
 
 static double ulp_distance(double x, double y)
 {
@@ -38,8 +38,9 @@ static double ulp_distance(double x, double y)
     memcpy(&b, &y, 8);
     if (a < 0) a = INT64_MIN - a;
     if (b < 0) b = INT64_MIN - b;
-    double d = (double)a - (double)b;
-    return d < 0 ? -d : d;
+    /* subtract as integers: near 2^63 a double cannot count single ULPs */
+    uint64_t d = a > b ? (uint64_t)a - (uint64_t)b : (uint64_t)b - (uint64_t)a;
+    return (double)d;
 }
 
 typedef struct problem {
@@ -125,6 +126,80 @@ static int is_poison(const unsigned char *p, size_t bytes)
     return 1;
 }
 
+/* Compares an engine's output (got) with the reference's (want), both
+ * with GUARD poisoned elements on each side, and tallies into r. */
+void partile_check_compare(const partile_tile_t *t, size_t batch, int rows, int cols,
+                           int depth, const void *ha, const void *hb, const void *hc,
+                           const unsigned char *hd, const unsigned char *hr,
+                           int max_report, FILE *log, partile_check_result_t *r)
+{
+    const problem pr = { batch, rows, cols, depth };
+    const size_t eacc = t->facc == PARTILE_FP64 ? 8 : 4, nc = batch * rows * cols;
+    for (size_t g = 0; g < GUARD; g++) {
+        r->guard_hits += !is_poison(hd + g * eacc, eacc);
+        r->guard_hits += !is_poison(hd + (GUARD + nc + g) * eacc, eacc);
+    }
+    for (size_t x = 0; x < nc; x++) {
+        const unsigned char *got = hd + (GUARD + x) * eacc, *want = hr + (GUARD + x) * eacc;
+        size_t q = x / ((size_t)rows * cols);
+        int i = (int)(x / cols % rows), j = (int)(x % cols);
+        r->compared++;
+        if (is_poison(got, eacc)) {
+            r->unwritten++;
+            if (r->unwritten + r->mismatches <= max_report)
+                fprintf(log, "    [%zu](%d,%d) never written\n", q, i, j);
+            continue;
+        }
+        double g, w;
+        if (eacc == 8) {
+            memcpy(&g, got, 8);
+            memcpy(&w, want, 8);
+        } else {
+            float gf, wf;
+            memcpy(&gf, got, 4);
+            memcpy(&wf, want, 4);
+            g = gf, w = wf;
+        }
+        double scale = magnitude(t, &pr, ha, hb, hc, q, i, j);
+        double rel = scale > 0 ? fabs(g - w) / scale : fabs(g - w);
+        if (rel > r->max_rel || isnan(rel))
+            r->max_rel = isnan(rel) ? INFINITY : rel;
+        int bad;
+        if (t->facc == PARTILE_FP64) {
+            double u = ulp_distance(g, w);
+            if (u > r->max_ulp)
+                r->max_ulp = u;
+            bad = memcmp(got, want, 8) != 0;
+        } else {
+            bad = !(fabs(g - w) <= PARTILE_CHECK_F32_TOL * scale);
+        }
+        if (!bad)
+            continue;
+        r->mismatches++;
+        if (r->unwritten + r->mismatches > max_report)
+            continue;
+        if (eacc == 8) {
+            uint64_t gb, wb;
+            memcpy(&gb, got, 8);
+            memcpy(&wb, want, 8);
+            fprintf(log,
+                    "    [%zu](%d,%d) batch %zux%dx%dx%d: got %a (0x%016llx), reference %a "
+                    "(0x%016llx), %.0f ulp\n",
+                    q, i, j, batch, rows, cols, depth, g, (unsigned long long)gb, w,
+                    (unsigned long long)wb, ulp_distance(g, w));
+        } else {
+            uint32_t gb, wb;
+            memcpy(&gb, got, 4);
+            memcpy(&wb, want, 4);
+            fprintf(log,
+                    "    [%zu](%d,%d) batch %zux%dx%dx%d: got %a (0x%08x), reference %a "
+                    "(0x%08x), |diff|/scale %.3g > %.3g\n",
+                    q, i, j, batch, rows, cols, depth, g, gb, w, wb, rel,
+                    PARTILE_CHECK_F32_TOL);
+        }
+    }
+}
+
 #define TRY(call)                                                              \
     do {                                                                       \
         status = (call);                                                       \
@@ -182,69 +257,8 @@ static int run_problem(partile_context_t *ctx, partile_context_t *ref,
                             dd + GUARD * eacc));
     TRY(partile_memcpy(ctx, hd, dd, out_bytes, PARTILE_COPY_DEVICE_TO_HOST));
 
-    for (size_t g = 0; g < GUARD; g++) {
-        r->guard_hits += !is_poison(hd + g * eacc, eacc);
-        r->guard_hits += !is_poison(hd + (GUARD + nc + g) * eacc, eacc);
-    }
-    for (size_t x = 0; x < nc; x++) {
-        const unsigned char *got = hd + (GUARD + x) * eacc, *want = hr + (GUARD + x) * eacc;
-        size_t q = x / ((size_t)p->rows * p->cols);
-        int i = (int)(x / p->cols % p->rows), j = (int)(x % p->cols);
-        r->compared++;
-        if (is_poison(got, eacc)) {
-            r->unwritten++;
-            if (r->unwritten + r->mismatches <= max_report)
-                fprintf(log, "    [%zu](%d,%d) never written\n", q, i, j);
-            continue;
-        }
-        double g, w;
-        if (eacc == 8) {
-            memcpy(&g, got, 8);
-            memcpy(&w, want, 8);
-        } else {
-            float gf, wf;
-            memcpy(&gf, got, 4);
-            memcpy(&wf, want, 4);
-            g = gf, w = wf;
-        }
-        double scale = magnitude(t, p, ha, hb, hc, q, i, j);
-        double rel = scale > 0 ? fabs(g - w) / scale : fabs(g - w);
-        if (rel > r->max_rel || isnan(rel))
-            r->max_rel = isnan(rel) ? INFINITY : rel;
-        int bad;
-        if (t->facc == PARTILE_FP64) {
-            double u = ulp_distance(g, w);
-            if (u > r->max_ulp)
-                r->max_ulp = u;
-            bad = memcmp(got, want, 8) != 0;
-        } else {
-            bad = !(fabs(g - w) <= PARTILE_CHECK_F32_TOL * scale);
-        }
-        if (!bad)
-            continue;
-        r->mismatches++;
-        if (r->unwritten + r->mismatches > max_report)
-            continue;
-        if (eacc == 8) {
-            uint64_t gb, wb;
-            memcpy(&gb, got, 8);
-            memcpy(&wb, want, 8);
-            fprintf(log,
-                    "    [%zu](%d,%d) batch %zux%dx%dx%d: got %a (0x%016llx), reference %a "
-                    "(0x%016llx), %.0f ulp\n",
-                    q, i, j, p->batch, p->rows, p->cols, p->depth, g, (unsigned long long)gb, w,
-                    (unsigned long long)wb, ulp_distance(g, w));
-        } else {
-            uint32_t gb, wb;
-            memcpy(&gb, got, 4);
-            memcpy(&wb, want, 4);
-            fprintf(log,
-                    "    [%zu](%d,%d) batch %zux%dx%dx%d: got %a (0x%08x), reference %a "
-                    "(0x%08x), |diff|/scale %.3g > %.3g\n",
-                    q, i, j, p->batch, p->rows, p->cols, p->depth, g, gb, w, wb, rel,
-                    PARTILE_CHECK_F32_TOL);
-        }
-    }
+    partile_check_compare(t, p->batch, p->rows, p->cols, p->depth, ha, hb, hc, hd, hr,
+                          max_report, log, r);
     r->cases++;
 done:
     partile_free(ctx, da);

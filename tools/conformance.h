@@ -33,6 +33,19 @@ int partile_check_shape(partile_context_t *ctx, const partile_mma_shape_t *shape
                         uint64_t seed, int max_report, FILE *log,
                         partile_check_result_t *result);
 
+/* Elements of poison (all-ones bytes, a NaN in FP64 and FP32) on each side
+ * of every output buffer. */
+#define PARTILE_CHECK_GUARD 64
+
+/* The comparison behind partile_check_shape, exposed so that tests can show
+ * it catches a planted difference: got and want hold batch·rows·cols
+ * accumulator elements with PARTILE_CHECK_GUARD elements before and after;
+ * a, b, c are the inputs (for the tolerance scale). Adds to *result. */
+void partile_check_compare(const partile_tile_t *tile, size_t batch, int rows, int cols,
+                           int depth, const void *a, const void *b, const void *c,
+                           const unsigned char *got, const unsigned char *want,
+                           int max_report, FILE *log, partile_check_result_t *result);
+
 /* 1 if the result passes (no mismatch, nothing unwritten, guards intact). */
 int partile_check_passed(const partile_check_result_t *result);
 
