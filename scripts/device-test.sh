@@ -40,6 +40,12 @@ step "partile info"
 step "partile check --bench"
 "$build/tools/partile" check --bench 2>&1 | tee "$OUT/check.txt" || status=1
 
+step "partile check --backend cuda, three more fresh seeds"
+for i in 1 2 3; do
+  "$build/tools/partile" check --backend cuda 2>&1 | tail -1 | tee -a "$OUT/check-seeds.txt"
+done
+grep -q FAILED "$OUT/check-seeds.txt" && status=1
+
 step "ceilings"
 "$build/bench/bench_ceilings" --backend cuda --json "$OUT/ceilings.json" 2>&1 | tee "$OUT/ceilings.txt" || status=1
 
