@@ -5,6 +5,8 @@
 #   compute-sanitizer on the GPU tests; logs and JSON under $OUT; a short
 #   table last.
 # Run through the device tool:  bash scripts/device-test.sh   (carry .device)
+# Files under $OUT (at most 8 come back): build.log, gpu.txt, test.log,
+# check.txt, ceilings.txt, ceilings.json, sanitizer.txt.
 set -uo pipefail
 OUT=${OUT:-/tmp/partile-out}
 mkdir -p "$OUT"
@@ -27,24 +29,23 @@ step "configure + build" | tee "$OUT/build.log"
 ninja -C "$build" >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 
 step "nvidia-smi"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt" >>"$OUT/build.log"
 
 step "tests"
 meson test -C "$build" --print-errorlogs 2>&1 | tee "$OUT/test.log" | tail -25
-cp "$build/meson-logs/testlog.txt" "$OUT/testlog.txt" 2>/dev/null
 grep -q "^Fail: *0" "$OUT/test.log" || status=1
 
 step "partile info"
-"$build/tools/partile" info 2>&1 | tee "$OUT/info.txt"
+"$build/tools/partile" info 2>&1 | tee -a "$OUT/check.txt"
 
 step "partile check --bench"
-"$build/tools/partile" check --bench 2>&1 | tee "$OUT/check.txt" || status=1
+"$build/tools/partile" check --bench 2>&1 | tee -a "$OUT/check.txt" || status=1
 
 step "partile check --backend cuda, three more fresh seeds"
 for i in 1 2 3; do
-  "$build/tools/partile" check --backend cuda 2>&1 | tail -1 | tee -a "$OUT/check-seeds.txt"
+  "$build/tools/partile" check --backend cuda 2>&1 | tail -1 | tee -a "$OUT/check.txt"
 done
-grep -q FAILED "$OUT/check-seeds.txt" && status=1
+grep -q FAILED "$OUT/check.txt" && status=1
 
 step "ceilings"
 "$build/bench/bench_ceilings" --backend cuda --json "$OUT/ceilings.json" 2>&1 | tee "$OUT/ceilings.txt" || status=1
