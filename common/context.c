@@ -223,6 +223,50 @@ int partile_mma_shape_get(const partile_context_t *ctx, int index,
     return PARTILE_SUCCESS;
 }
 
+static int backend_for_shapes(const char *backend, const partile_backend_ops_t **ops)
+{
+    if (!backend)
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "backend is NULL");
+    *ops = find_backend(backend);
+    if (!*ops)
+        return partile_fail(PARTILE_ERROR_UNKNOWN_BACKEND, "unknown backend \"%.64s\"", backend);
+    if (!compiled(*ops))
+        return partile_fail(PARTILE_ERROR_NOT_COMPILED, "backend \"%s\" was not compiled",
+                            backend);
+    return PARTILE_SUCCESS;
+}
+
+int partile_backend_shape_count(const char *backend, int *count)
+{
+    partile_clear_error();
+    const partile_backend_ops_t *ops = NULL;
+    if (!count)
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "count is NULL");
+    int st = backend_for_shapes(backend, &ops);
+    if (st < 0)
+        return st;
+    *count = ops->shape_count ? *ops->shape_count : 0;
+    return PARTILE_SUCCESS;
+}
+
+int partile_backend_shape_get(const char *backend, int index, partile_mma_shape_t *shape)
+{
+    partile_clear_error();
+    const partile_backend_ops_t *ops = NULL;
+    if (!shape)
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "shape is NULL");
+    int st = backend_for_shapes(backend, &ops);
+    if (st < 0)
+        return st;
+    int count = ops->shape_count ? *ops->shape_count : 0;
+    if (index < 0 || index >= count)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "shape index %d not in [0, %d)",
+                            index, count);
+    *shape = ops->shapes[index];
+    shape->available = 0;
+    return PARTILE_SUCCESS;
+}
+
 static int tile_equal(const partile_tile_t *a, const partile_tile_t *b)
 {
     return a->m == b->m && a->n == b->n && a->k == b->k && a->fin == b->fin &&

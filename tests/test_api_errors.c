@@ -158,6 +158,15 @@ static void test_mma_bad_input(void **state)
     assert_int_equal(partile_mma_shape_get(ctx, n, &s), PARTILE_ERROR_INVALID_ARGUMENT);
     assert_int_equal(partile_mma_shape_get(ctx, -1, &s), PARTILE_ERROR_INVALID_ARGUMENT);
     assert_int_equal(partile_mma_shape_get(ctx, 0, NULL), PARTILE_ERROR_NULL_POINTER);
+    /* the shape list by backend name, without a context */
+    assert_int_equal(partile_backend_shape_count(NULL, &n), PARTILE_ERROR_NULL_POINTER);
+    assert_int_equal(partile_backend_shape_count("reference", NULL), PARTILE_ERROR_NULL_POINTER);
+    assert_int_equal(partile_backend_shape_count("opencl", &n), PARTILE_ERROR_UNKNOWN_BACKEND);
+    assert_int_equal(partile_backend_shape_count("reference", &n), 0);
+    assert_true(n >= 12);
+    assert_int_equal(partile_backend_shape_get("reference", n, &s), PARTILE_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(partile_backend_shape_get("reference", 0, &s), 0);
+    assert_int_equal(s.available, 0);
     partile_context_destroy(ctx);
 }
 

@@ -19,6 +19,9 @@ static void test_gpu_not_compiled(void **state)
         assert_int_equal(partile_context_create(names[i], 0, &ctx), PARTILE_ERROR_NOT_COMPILED);
         assert_null(ctx);
         assert_non_null(strstr(partile_last_error_detail(), names[i]));
+        int n = -1;
+        assert_int_equal(partile_backend_shape_count(names[i], &n), PARTILE_ERROR_NOT_COMPILED);
+        assert_int_equal(n, -1);
     }
     int found = 0;
     for (int b = 0; b < partile_backend_count(); b++) {

@@ -39,6 +39,35 @@ static int report_error(const char *what, int status)
     return 1;
 }
 
+/* The shape table of a backend: of ctx's device if given, else by name. */
+static void print_shapes(const char *backend, partile_context_t *ctx)
+{
+    int n = 0;
+    if (ctx)
+        partile_mma_shape_count(ctx, &n);
+    else
+        partile_backend_shape_count(backend, &n);
+    printf("    %-16s %3s %3s %3s %-5s %-5s %-15s %-7s %s\n", "shape", "Mt", "Nt", "Kt", "Fin",
+           "Facc", "available", "bitwise", "instruction");
+    for (int i = 0; i < n; i++) {
+        partile_mma_shape_t s;
+        if (ctx)
+            partile_mma_shape_get(ctx, i, &s);
+        else
+            partile_backend_shape_get(backend, i, &s);
+        char avail[32];
+        if (!ctx)
+            snprintf(avail, sizeof avail, "needs %s", s.requires[0] ? s.requires : "-");
+        else if (s.available)
+            snprintf(avail, sizeof avail, "yes");
+        else
+            snprintf(avail, sizeof avail, "no, needs %s", s.requires);
+        printf("    %-16s %3d %3d %3d %-5s %-5s %-15s %-7s %s\n", s.name, s.tile.m, s.tile.n,
+               s.tile.k, partile_format_name(s.tile.fin), partile_format_name(s.tile.facc), avail,
+               s.bitwise ? "yes" : "tol", s.instruction);
+    }
+}
+
 static int cmd_info(void)
 {
     printf("partile %s\n", partile_version());
@@ -53,29 +82,20 @@ static int cmd_info(void)
         if (!info.compiled)
             continue;
         /* The shape table is known without a device; availability needs one. */
-        for (int d = 0; d < (info.device_count ? info.device_count : 1); d++) {
+        if (info.device_count == 0) {
+            printf("  no device: shapes this engine offers (availability unknown)\n");
+            print_shapes(info.name, NULL);
+            continue;
+        }
+        for (int d = 0; d < info.device_count; d++) {
             partile_context_t *ctx = NULL;
             int st = partile_context_create(info.name, d, &ctx);
             if (st < 0) {
-                printf("  (no device: shapes listed by `partile check --list` need one)\n");
-                break;
+                report_error(info.name, st);
+                continue;
             }
             printf("  device %d: %s\n", d, partile_context_device(ctx));
-            int n = 0;
-            partile_mma_shape_count(ctx, &n);
-            printf("    %-16s %3s %3s %3s %-5s %-5s %-9s %-7s %s\n", "shape", "Mt", "Nt", "Kt",
-                   "Fin", "Facc", "available", "bitwise", "instruction");
-            for (int i = 0; i < n; i++) {
-                partile_mma_shape_t s;
-                partile_mma_shape_get(ctx, i, &s);
-                char avail[32];
-                snprintf(avail, sizeof avail, "%s%s%s", s.available ? "yes" : "no",
-                         s.available || !s.requires[0] ? "" : " needs ", s.available ? "" : s.requires);
-                printf("    %-16s %3d %3d %3d %-5s %-5s %-9s %-7s %s\n", s.name, s.tile.m,
-                       s.tile.n, s.tile.k, partile_format_name(s.tile.fin),
-                       partile_format_name(s.tile.facc), avail, s.bitwise ? "yes" : "tol",
-                       s.instruction);
-            }
+            print_shapes(info.name, ctx);
             partile_context_destroy(ctx);
         }
     }

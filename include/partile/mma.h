@@ -59,6 +59,12 @@ int partile_mma_shape_count(const partile_context_t *ctx, int *count);
 int partile_mma_shape_get(const partile_context_t *ctx, int index,
                           partile_mma_shape_t *shape);
 
+/* The same list for a backend by name, without a device (every shape then
+ * reports available = 0): what `partile info` shows on a machine with no
+ * GPU. PARTILE_ERROR_NOT_COMPILED for a backend not built in. */
+int partile_backend_shape_count(const char *backend, int *count);
+int partile_backend_shape_get(const char *backend, int index, partile_mma_shape_t *shape);
+
 /* Batched tile operation: for b in [0, batch),
  *   D_b = A_b · B_b + C_b,
  * A_b rows×depth, B_b depth×cols, C_b and D_b rows×cols, all row-major and
