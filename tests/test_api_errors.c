@@ -21,7 +21,7 @@ static partile_context_t *ref_ctx(void)
 static void test_status_strings(void **state)
 {
     (void)state;
-    for (int s = 0; s >= -10; s--) {
+    for (int s = 0; s >= -13; s--) {
         const char *msg = partile_status_string(s);
         assert_non_null(msg);
         assert_true(strlen(msg) > 5);

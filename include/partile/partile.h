@@ -7,5 +7,6 @@
 #include "partile/context.h"
 #include "partile/mma.h"
 #include "partile/timing.h"
+#include "partile/sort.h"
 
 #endif

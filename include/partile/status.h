@@ -23,7 +23,10 @@ typedef enum partile_status {
     PARTILE_ERROR_SIZE_OVERFLOW = -7,    /* a size computation overflows size_t */
     PARTILE_ERROR_OUT_OF_MEMORY = -8,    /* host or device allocation failed */
     PARTILE_ERROR_DEVICE = -9,           /* the GPU runtime reported an error */
-    PARTILE_ERROR_BAD_DEVICE_INDEX = -10 /* device index out of range */
+    PARTILE_ERROR_BAD_DEVICE_INDEX = -10, /* device index out of range */
+    PARTILE_ERROR_OUT_OF_DOMAIN = -11,   /* a position lies outside a non-periodic grid */
+    PARTILE_ERROR_NOT_FINITE = -12,      /* a position is NaN or infinite */
+    PARTILE_ERROR_NOT_SORTED = -13       /* input that must be sorted by cell is not */
 } partile_status_t;
 
 /* A static, human-readable message for a status code. Never NULL. */
