@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "partile/mma.h"
+#include "partile/sort.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,6 +54,24 @@ typedef struct partile_backend_ops {
     int (*mma_peak)(void *state, int shape_index, double *flops_per_second);
     /* Plain (non-tile) FP64 FMA rate, the baseline for the tile peaks. */
     int (*fma_peak)(void *state, double *flops_per_second);
+
+    /* Binning and sorting (include/partile/sort.h); arguments checked, n > 0,
+     * ncells = the grid's cell count. On a bad position the backend returns
+     * PARTILE_ERROR_OUT_OF_DOMAIN / _NOT_FINITE / _NOT_SORTED with *bad set to
+     * the lowest offending particle, and writes no output. */
+    int (*bin)(void *state, const partile_grid_t *grid, size_t n, const partile_vectors_t *pos,
+               int64_t *cell, int64_t *bad);
+    int (*sort)(void *state, const partile_grid_t *grid, int64_t ncells, size_t n,
+                const partile_vectors_t *pos, int64_t *offsets, int64_t *perm,
+                int64_t *sorted_cell, int64_t *bad);
+    int (*resort)(void *state, const partile_grid_t *grid, int64_t ncells, size_t n,
+                  const partile_vectors_t *pos, const int64_t *old_offsets,
+                  const int64_t *old_cell, int64_t *offsets, int64_t *perm,
+                  int64_t *sorted_cell, int64_t *bad);
+    /* perm has been checked to be a permutation of 0..n-1 by check_permutation. */
+    int (*check_permutation)(void *state, size_t n, const int64_t *perm, int64_t *bad);
+    int (*permute)(void *state, size_t n, const int64_t *perm, int count,
+                   const partile_array_t *arrays, void *scratch);
 } partile_backend_ops_t;
 
 /* The backends, in "auto" preference order. Each is defined whether or not

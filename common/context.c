@@ -8,13 +8,9 @@
 #include "partile/partile.h"
 #include "common/backend.h"
 #include "common/checked.h"
+#include "common/context_internal.h"
 #include "common/error.h"
 
-struct partile_context {
-    const partile_backend_ops_t *ops;
-    void *state;
-    char device[160];
-};
 
 /* "auto" preference order. */
 static const partile_backend_ops_t *const backends[] = {
@@ -138,12 +134,7 @@ const char *partile_context_device(const partile_context_t *ctx)
     return ctx ? ctx->device : "(null)";
 }
 
-#define CHECK_CTX(ctx)                                                         \
-    do {                                                                       \
-        partile_clear_error();                                                 \
-        if (!(ctx))                                                            \
-            return partile_fail(PARTILE_ERROR_NULL_POINTER, "ctx is NULL");    \
-    } while (0)
+#define CHECK_CTX PARTILE_CHECK_CTX
 
 int partile_context_synchronize(partile_context_t *ctx)
 {

@@ -7,6 +7,7 @@
 #include "common/backend.h"
 #include "common/error.h"
 #include "reference/mma_ref.h"
+#include "reference/sort_ref.h"
 
 static int ref_device_count(int *count, const char **note)
 {
@@ -96,6 +97,44 @@ static int ref_mma_batched(void *state, const partile_tile_t *tile, int shape_in
     return partile_mma_batched_ref(tile, batch, rows, cols, depth, a, b, c, d);
 }
 
+static int ref_bin(void *state, const partile_grid_t *grid, size_t n,
+                   const partile_vectors_t *pos, int64_t *cell, int64_t *bad)
+{
+    (void)state;
+    return partile_bin_ref(grid, n, pos, cell, bad);
+}
+
+static int ref_sort(void *state, const partile_grid_t *grid, int64_t ncells, size_t n,
+                    const partile_vectors_t *pos, int64_t *offsets, int64_t *perm,
+                    int64_t *sorted_cell, int64_t *bad)
+{
+    (void)state;
+    return partile_sort_ref(grid, ncells, n, pos, offsets, perm, sorted_cell, bad);
+}
+
+static int ref_resort(void *state, const partile_grid_t *grid, int64_t ncells, size_t n,
+                      const partile_vectors_t *pos, const int64_t *old_offsets,
+                      const int64_t *old_cell, int64_t *offsets, int64_t *perm,
+                      int64_t *sorted_cell, int64_t *bad)
+{
+    (void)state;
+    return partile_resort_ref(grid, ncells, n, pos, old_offsets, old_cell, offsets, perm,
+                              sorted_cell, bad);
+}
+
+static int ref_check_permutation(void *state, size_t n, const int64_t *perm, int64_t *bad)
+{
+    (void)state;
+    return partile_check_permutation_ref(n, perm, bad);
+}
+
+static int ref_permute(void *state, size_t n, const int64_t *perm, int count,
+                       const partile_array_t *arrays, void *scratch)
+{
+    (void)state;
+    return partile_permute_ref(n, perm, count, arrays, scratch);
+}
+
 const partile_backend_ops_t partile_backend_reference = {
     .name = "reference",
     .targets = "host",
@@ -117,4 +156,9 @@ const partile_backend_ops_t partile_backend_reference = {
     .any_shape = 1,
     .mma_batched = ref_mma_batched,
     .mma_peak = NULL,
+    .bin = ref_bin,
+    .sort = ref_sort,
+    .resort = ref_resort,
+    .check_permutation = ref_check_permutation,
+    .permute = ref_permute,
 };
