@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "backends/cuda/mma_cuda.h"
+#define PARTILE_GPU_ENTRY(name) partile_cuda_##name
+#include "backends/gpu/sort_entry.h"
 #include "backends/gpu/tile_kernels.inc"
 #include "common/backend.h"
 #include "common/error.h"
@@ -39,6 +41,7 @@ typedef struct cuda_state {
     int cc; /* compute capability, 10·major + minor */
     int sms;
     cudaStream_t stream;
+    partile_gpu_workspace ws; /* sorting scratch, kept and grown */
 } cuda_state;
 
 typedef struct cuda_shape_kernels {
@@ -107,6 +110,9 @@ static int cuda_open(int device, void **state, char *desc, size_t desc_len)
 static int cuda_close(void *state)
 {
     cuda_state *s = (cuda_state *)state;
+    cudaSetDevice(s->device);
+    if (s->ws.ptr)
+        cudaFree(s->ws.ptr);
     cudaError_t err = cudaStreamDestroy(s->stream);
     free(s);
     if (err != cudaSuccess)
@@ -313,6 +319,53 @@ static int cuda_fma_peak(void *state, double *flops_per_second)
     return 0;
 }
 
+/* ---- binning and sorting (backends/gpu/sort_gpu.inc) ---- */
+
+#define CUDA_SORT_STATE(state)                                                  \
+    cuda_state *s = (cuda_state *)state;                                        \
+    int st_ = use_device(s);                                                    \
+    if (st_ < 0)                                                                \
+        return st_
+
+static int cuda_bin(void *state, const partile_grid_t *grid, size_t n,
+                    const partile_vectors_t *pos, int64_t *cell, int64_t *bad)
+{
+    CUDA_SORT_STATE(state);
+    return partile_cuda_bin(s->stream, s->sms, &s->ws, grid, n, pos, cell, bad);
+}
+
+static int cuda_sort(void *state, const partile_grid_t *grid, int64_t ncells, size_t n,
+                     const partile_vectors_t *pos, int64_t *offsets, int64_t *perm,
+                     int64_t *sorted_cell, int64_t *bad)
+{
+    CUDA_SORT_STATE(state);
+    return partile_cuda_sort(s->stream, s->sms, &s->ws, grid, ncells, n, pos, offsets, perm,
+                             sorted_cell, bad);
+}
+
+static int cuda_resort(void *state, const partile_grid_t *grid, int64_t ncells, size_t n,
+                       const partile_vectors_t *pos, const int64_t *old_offsets,
+                       const int64_t *old_cell, int64_t *offsets, int64_t *perm,
+                       int64_t *sorted_cell, int64_t *bad)
+{
+    CUDA_SORT_STATE(state);
+    return partile_cuda_resort(s->stream, s->sms, &s->ws, grid, ncells, n, pos, old_offsets,
+                               old_cell, offsets, perm, sorted_cell, bad);
+}
+
+static int cuda_check_permutation(void *state, size_t n, const int64_t *perm, int64_t *bad)
+{
+    CUDA_SORT_STATE(state);
+    return partile_cuda_check_permutation(s->stream, s->sms, &s->ws, n, perm, bad);
+}
+
+static int cuda_permute(void *state, size_t n, const int64_t *perm, int count,
+                        const partile_array_t *arrays, void *scratch)
+{
+    CUDA_SORT_STATE(state);
+    return partile_cuda_permute(s->stream, s->sms, &s->ws, n, perm, count, arrays, scratch);
+}
+
 extern "C" const partile_backend_ops_t partile_backend_cuda = {
     /* name */ "cuda",
     /* targets */ PARTILE_CUDA_TARGETS,
@@ -335,6 +388,11 @@ extern "C" const partile_backend_ops_t partile_backend_cuda = {
     cuda_mma_batched,
     cuda_mma_peak,
     cuda_fma_peak,
+    cuda_bin,
+    cuda_sort,
+    cuda_resort,
+    cuda_check_permutation,
+    cuda_permute,
 };
 
 static_assert(sizeof shape_kernels / sizeof shape_kernels[0] == 7,

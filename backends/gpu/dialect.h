@@ -15,6 +15,59 @@
 #error "backends/gpu is compiled by nvcc or hipcc only"
 #endif
 
+#include "common/error.h"
+
 #define PARTILE_DEVICE static __device__ __forceinline__
+
+/* Runtime API spellings, so launch code is written once too. */
+#if defined(__HIPCC__)
+#define gpuStream_t hipStream_t
+#define gpuError_t hipError_t
+#define gpuSuccess hipSuccess
+#define gpuErrorMemoryAllocation hipErrorOutOfMemory
+#define gpuMalloc hipMalloc
+#define gpuFree hipFree
+#define gpuMemsetAsync hipMemsetAsync
+#define gpuMemcpyAsync hipMemcpyAsync
+#define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
+#define gpuMemcpyHostToDevice hipMemcpyHostToDevice
+#define gpuMemcpyDeviceToDevice hipMemcpyDeviceToDevice
+#define gpuStreamSynchronize hipStreamSynchronize
+#define gpuGetLastError hipGetLastError
+#define gpuGetErrorString hipGetErrorString
+#define gpuGetErrorName hipGetErrorName
+#define PARTILE_SHFL_UP(v, d) __shfl_up((v), (d))
+#else
+#define gpuStream_t cudaStream_t
+#define gpuError_t cudaError_t
+#define gpuSuccess cudaSuccess
+#define gpuErrorMemoryAllocation cudaErrorMemoryAllocation
+#define gpuMalloc cudaMalloc
+#define gpuFree cudaFree
+#define gpuMemsetAsync cudaMemsetAsync
+#define gpuMemcpyAsync cudaMemcpyAsync
+#define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define gpuMemcpyHostToDevice cudaMemcpyHostToDevice
+#define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
+#define gpuStreamSynchronize cudaStreamSynchronize
+#define gpuGetLastError cudaGetLastError
+#define gpuGetErrorString cudaGetErrorString
+#define gpuGetErrorName cudaGetErrorName
+#define PARTILE_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
+#endif
+
+/* Check a runtime call; keep the vendor's message; clear a non-sticky
+ * error so the next call does not see it. */
+#define PARTILE_GPU_TRY(call)                                                   \
+    do {                                                                        \
+        gpuError_t err_ = (call);                                               \
+        if (err_ != gpuSuccess)                                                 \
+            return (void)gpuGetLastError(),                                     \
+                   partile_fail(err_ == gpuErrorMemoryAllocation                \
+                                    ? PARTILE_ERROR_OUT_OF_MEMORY               \
+                                    : PARTILE_ERROR_DEVICE,                     \
+                                "%s: %s (%s)", #call, gpuGetErrorString(err_),  \
+                                gpuGetErrorName(err_));                         \
+    } while (0)
 
 #endif

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "backends/hip/mma_hip.h"
+#define PARTILE_GPU_ENTRY(name) partile_hip_##name
+#include "backends/gpu/sort_entry.h"
 #include "backends/gpu/tile_kernels.inc"
 #include "common/backend.h"
 #include "common/error.h"
@@ -47,6 +49,7 @@ typedef struct hip_state {
     int compiled;  /* arch is one of PARTILE_HIP_TARGETS */
     int cus;
     hipStream_t stream;
+    partile_gpu_workspace ws; /* sorting scratch, kept and grown */
 } hip_state;
 
 /* Which targets run a shape's instruction. */
@@ -140,6 +143,9 @@ static int hip_open(int device, void **state, char *desc, size_t desc_len)
 static int hip_close(void *state)
 {
     hip_state *s = (hip_state *)state;
+    (void)hipSetDevice(s->device);
+    if (s->ws.ptr)
+        (void)hipFree(s->ws.ptr);
     hipError_t err = hipStreamDestroy(s->stream);
     free(s);
     if (err != hipSuccess)
@@ -355,6 +361,53 @@ static int hip_fma_peak(void *state, double *flops_per_second)
     return 0;
 }
 
+/* ---- binning and sorting (backends/gpu/sort_gpu.inc) ---- */
+
+#define HIP_SORT_STATE(state)                                                   \
+    hip_state *s = (hip_state *)state;                                          \
+    int st_ = use_device(s);                                                    \
+    if (st_ < 0)                                                                \
+        return st_
+
+static int hip_bin(void *state, const partile_grid_t *grid, size_t n,
+                   const partile_vectors_t *pos, int64_t *cell, int64_t *bad)
+{
+    HIP_SORT_STATE(state);
+    return partile_hip_bin(s->stream, s->cus, &s->ws, grid, n, pos, cell, bad);
+}
+
+static int hip_sort(void *state, const partile_grid_t *grid, int64_t ncells, size_t n,
+                    const partile_vectors_t *pos, int64_t *offsets, int64_t *perm,
+                    int64_t *sorted_cell, int64_t *bad)
+{
+    HIP_SORT_STATE(state);
+    return partile_hip_sort(s->stream, s->cus, &s->ws, grid, ncells, n, pos, offsets, perm,
+                            sorted_cell, bad);
+}
+
+static int hip_resort(void *state, const partile_grid_t *grid, int64_t ncells, size_t n,
+                      const partile_vectors_t *pos, const int64_t *old_offsets,
+                      const int64_t *old_cell, int64_t *offsets, int64_t *perm,
+                      int64_t *sorted_cell, int64_t *bad)
+{
+    HIP_SORT_STATE(state);
+    return partile_hip_resort(s->stream, s->cus, &s->ws, grid, ncells, n, pos, old_offsets,
+                              old_cell, offsets, perm, sorted_cell, bad);
+}
+
+static int hip_check_permutation(void *state, size_t n, const int64_t *perm, int64_t *bad)
+{
+    HIP_SORT_STATE(state);
+    return partile_hip_check_permutation(s->stream, s->cus, &s->ws, n, perm, bad);
+}
+
+static int hip_permute(void *state, size_t n, const int64_t *perm, int count,
+                       const partile_array_t *arrays, void *scratch)
+{
+    HIP_SORT_STATE(state);
+    return partile_hip_permute(s->stream, s->cus, &s->ws, n, perm, count, arrays, scratch);
+}
+
 extern "C" const partile_backend_ops_t partile_backend_hip = {
     /* name */ "hip",
     /* targets */ PARTILE_HIP_TARGETS,
@@ -377,6 +430,11 @@ extern "C" const partile_backend_ops_t partile_backend_hip = {
     hip_mma_batched,
     hip_mma_peak,
     hip_fma_peak,
+    hip_bin,
+    hip_sort,
+    hip_resort,
+    hip_check_permutation,
+    hip_permute,
 };
 
 static_assert(sizeof shape_kernels / sizeof shape_kernels[0] == 5,
