@@ -6,7 +6,7 @@
 #   table last.
 # Run through the device tool:  bash scripts/device-test.sh   (carry .device)
 # Files under $OUT (at most 8 come back): build.log, gpu.txt, test.log,
-# check.txt, ceilings.txt, ceilings.json, sanitizer.txt.
+# check.txt, bench.txt, ceilings.json, sort.json, sanitizer.txt.
 set -uo pipefail
 OUT=${OUT:-/tmp/partile-out}
 mkdir -p "$OUT"
@@ -48,7 +48,10 @@ done
 grep -q FAILED "$OUT/check.txt" && status=1
 
 step "ceilings"
-"$build/bench/bench_ceilings" --backend cuda --json "$OUT/ceilings.json" 2>&1 | tee "$OUT/ceilings.txt" || status=1
+"$build/bench/bench_ceilings" --backend cuda --json "$OUT/ceilings.json" 2>&1 | tee "$OUT/bench.txt" || status=1
+
+step "sorting benchmark (partile vs CUB, roofline)"
+"$build/bench/bench_sort" --json "$OUT/sort.json" --max "${PARTILE_SORT_MAX:-1e9}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
 
 if command -v compute-sanitizer >/dev/null; then
   step "compute-sanitizer memcheck (GPU tests)"
@@ -63,6 +66,6 @@ fi
 step "summary"
 printf '%-22s %s\n' "gpu" "$(tail -1 "$OUT/gpu.txt")"
 printf '%-22s %s\n' "tests" "$(grep -E '^(Ok|Fail|Skipped):' "$OUT/test.log" | tr -s ' ' | paste -sd' ')"
-grep -E '^   [a-z0-9.]+ +(ok|FAIL)' "$OUT/check.txt" | awk '{printf "%-22s %s\n", $1, $2}'
-grep -E 'TFLOP/s|GB/s' "$OUT/ceilings.txt"
+grep -E '^(PASSED|FAILED)' "$OUT/check.txt"
+cat "$OUT/bench.txt"
 exit $status
