@@ -12,7 +12,7 @@
  *   - move every particle by up to ±0.1 cell per axis (after reordering it
  *     by the first sort) and time partile_resort against partile_sort on the
  *     moved particles.
- * usage: bench_sort [--json FILE] [--max N] */
+ * usage: bench_sort [--json FILE] [--max N] [--n N] [--ppc P] */
 #include <cub/device/device_radix_sort.cuh>
 
 #include <math.h>
@@ -109,13 +109,33 @@ typedef struct cub_args {
     int end_bit;
 } cub_args;
 
-static int run_cub(partile_context_t *ctx, void *arg)
+/* CUB on its own stream, timed with its own events: warm-up, median of 5. */
+static double time_cub(cub_args *c)
 {
-    (void)ctx;
-    cub_args *c = (cub_args *)arg;
-    cudaError_t e = cub::DeviceRadixSort::SortPairs(c->temp, c->temp_bytes, c->kin, c->kout,
-                                                    c->vin, c->vout, c->n, 0, c->end_bit);
-    return e == cudaSuccess ? 0 : PARTILE_ERROR_DEVICE;
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+    CK(cudaStreamCreate(&s));
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    float ms[6];
+    for (int r = 0; r < 6; r++) {
+        CK(cudaEventRecord(e0, s));
+        CK(cub::DeviceRadixSort::SortPairs(c->temp, c->temp_bytes, c->kin, c->kout, c->vin,
+                                           c->vout, c->n, 0, c->end_bit, s));
+        CK(cudaEventRecord(e1, s));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms[r], e0, e1));
+    }
+    /* median of the 5 after the warm-up */
+    for (int i = 1; i < 6; i++)
+        for (int k = i + 1; k < 6; k++)
+            if (ms[k] < ms[i]) {
+                float t = ms[i];
+                ms[i] = ms[k];
+                ms[k] = t;
+            }
+    cudaEventDestroy(e0), cudaEventDestroy(e1), cudaStreamDestroy(s);
+    return 1e-3 * ms[3];
 }
 
 static int copy_bw(partile_context_t *ctx, void *arg)
@@ -127,14 +147,18 @@ static int copy_bw(partile_context_t *ctx, void *arg)
 int main(int argc, char **argv)
 {
     const char *json_path = NULL;
-    double max_n = 1e9;
+    double max_n = 1e9, only_n = 0, only_ppc = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json_path = argv[++i];
         else if (!strcmp(argv[i], "--max") && i + 1 < argc)
             max_n = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--n") && i + 1 < argc)
+            only_n = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--ppc") && i + 1 < argc)
+            only_ppc = atof(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench_sort [--json FILE] [--max N]\n");
+            fprintf(stderr, "usage: bench_sort [--json FILE] [--max N] [--n N] [--ppc P]\n");
             return 2;
         }
     }
@@ -167,7 +191,8 @@ int main(int argc, char **argv)
     for (int si = 0; si < 3; si++)
         for (int pi = 0; pi < 4; pi++) {
             const size_t n = (size_t)sizes[si];
-            if (sizes[si] > max_n)
+            if (sizes[si] > max_n || (only_n && sizes[si] != only_n) ||
+                (only_ppc && ppcs[pi] != only_ppc))
                 continue;
             int64_t side = (int64_t)llround(cbrt(sizes[si] / ppcs[pi]));
             int64_t ncells = side * side * side;
@@ -217,7 +242,7 @@ int main(int argc, char **argv)
                                                c.n, 0, c.end_bit));
             CK(cudaMalloc(&c.temp, c.temp_bytes));
             CK(cudaDeviceSynchronize());
-            PK(partile_time(ctx, run_cub, &c, 1, 5, &tc));
+            tc.median_s = time_cub(&c);
             /* CUB's result must be our result (same stable order) */
             {
                 unsigned *h = (unsigned *)malloc(n * 4);

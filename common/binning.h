@@ -25,6 +25,10 @@ static inline PARTILE_HD int partile_axis_cell(double x, double lower, double sp
         return PARTILE_BIN_NOT_FINITE;
     const double f = floor((x - lower) / spacing);
     if (periodic) {
+        if (f >= 0.0 && f < (double)cells) { /* inside: no 64-bit modulo */
+            *cell = (int64_t)f;
+            return PARTILE_BIN_OK;
+        }
         if (!(fabs(f) < 0x1p52))
             return PARTILE_BIN_OUT_OF_DOMAIN;
         int64_t i = (int64_t)f % cells;

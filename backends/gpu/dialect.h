@@ -37,6 +37,13 @@
 #define gpuGetErrorString hipGetErrorString
 #define gpuGetErrorName hipGetErrorName
 #define PARTILE_SHFL_UP(v, d) __shfl_up((v), (d))
+/* A wavefront runs in lockstep; order its LDS accesses (unverified on AMD
+ * hardware). */
+#define PARTILE_SYNC_WARP()                                                     \
+    do {                                                                        \
+        __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "wavefront");                  \
+        __builtin_amdgcn_wave_barrier();                                        \
+    } while (0)
 #else
 #define gpuStream_t cudaStream_t
 #define gpuError_t cudaError_t
@@ -54,6 +61,7 @@
 #define gpuGetErrorString cudaGetErrorString
 #define gpuGetErrorName cudaGetErrorName
 #define PARTILE_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
+#define PARTILE_SYNC_WARP() __syncwarp()
 #endif
 
 /* Check a runtime call; keep the vendor's message; clear a non-sticky
