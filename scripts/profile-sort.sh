@@ -15,8 +15,8 @@ ki, vi, ui = head.index("Kernel Name"), head.index("Metric Value"), head.index("
 t = collections.defaultdict(list)
 for r in rows[1:]:
     v = float(r[vi].replace(",", ""))
-    v *= {"nsecond": 1e-3, "usecond": 1, "msecond": 1e3}.get(r[ui], 1)
+    v *= {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1, "us": 1, "msecond": 1e3, "ms": 1e3}.get(r[ui], 1)
     t[r[ki].split("(")[0][:60]].append(v)
-for k, v in sorted(t.items(), key=lambda kv: -sum(kv[1])):
+for k, v in sorted(t.items(), key=lambda kv: -sum(kv[1]))[:14]:
     print(f"{k:60s} {len(v):4d} launches  mean {sum(v)/len(v):10.1f} us")
 PY
