@@ -249,10 +249,16 @@ static void scenario_resort(partile_context_t *ctx, uint64_t seed)
 {
     uint64_t rng = seed;
     const double moves[] = { 0.0, 0.1, 0.5, 2.5 };
+    /* dense grids (~55 particles per cell) and sparse ones (< 1): a GPU
+     * takes different paths for the two */
+    const int64_t dense[3] = { 12, 9, 5 }, sparse[3][3] = { { 50000, 1, 1 }, { 300, 200, 1 },
+                                                            { 40, 40, 30 } };
     for (int dim = 1; dim <= 3; dim++)
+        for (int sp = 0; sp < 2; sp++)
         for (int periodic = 0; periodic < 2; periodic++)
             for (size_t m = 0; m < sizeof moves / sizeof moves[0]; m++) {
-                partile_grid_t g = su_grid(dim, 12, 9, 5, periodic);
+                const int64_t *nc = sp ? sparse[dim - 1] : dense;
+                partile_grid_t g = su_grid(dim, nc[0], nc[1], nc[2], periodic);
                 int64_t ncells;
                 partile_grid_cell_count(&g, &ncells);
                 size_t n = 30011;
