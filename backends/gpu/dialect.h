@@ -44,6 +44,9 @@
         __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "wavefront");                  \
         __builtin_amdgcn_wave_barrier();                                        \
     } while (0)
+/* CDNA: 64 KiB of LDS per workgroup, always available. */
+#define PARTILE_MAX_DYNAMIC_SHARED (64 * 1024)
+#define PARTILE_SET_DYNAMIC_SHARED(kernel, bytes) hipSuccess
 #else
 #define gpuStream_t cudaStream_t
 #define gpuError_t cudaError_t
@@ -62,6 +65,11 @@
 #define gpuGetErrorName cudaGetErrorName
 #define PARTILE_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
 #define PARTILE_SYNC_WARP() __syncwarp()
+/* sm_80 and sm_90 give a block up to 163 / 227 KiB once asked for. */
+#define PARTILE_MAX_DYNAMIC_SHARED (160 * 1024)
+#define PARTILE_SET_DYNAMIC_SHARED(kernel, bytes)                               \
+    cudaFuncSetAttribute((const void *)(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, \
+                         (int)(bytes))
 #endif
 
 /* Check a runtime call; keep the vendor's message; clear a non-sticky
