@@ -251,7 +251,7 @@ static void scenario_resort(partile_context_t *ctx, uint64_t seed)
     const double moves[] = { 0.0, 0.1, 0.5, 2.5 };
     /* dense grids (~55 particles per cell) and sparse ones (< 1): a GPU
      * takes different paths for the two */
-    const int64_t dense[3] = { 12, 9, 5 }, sparse[3][3] = { { 50000, 1, 1 }, { 300, 200, 1 },
+    const int64_t dense[3] = { 12, 9, 5 }, /* 1-D: 12 cells, 2-D: 108, 3-D: 540 */ sparse[3][3] = { { 50000, 1, 1 }, { 300, 200, 1 },
                                                             { 40, 40, 30 } };
     for (int dim = 1; dim <= 3; dim++)
         for (int sp = 0; sp < 2; sp++)
