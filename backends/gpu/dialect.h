@@ -37,6 +37,8 @@
 #define gpuGetErrorString hipGetErrorString
 #define gpuGetErrorName hipGetErrorName
 #define PARTILE_SHFL_UP(v, d) __shfl_up((v), (d))
+#define PARTILE_SHFL(v, src) __shfl((v), (src))
+#define PARTILE_BALLOT(pred) ((unsigned long long)__ballot(pred))
 /* A wavefront runs in lockstep; order its LDS accesses (unverified on AMD
  * hardware). */
 #define PARTILE_SYNC_WARP()                                                     \
@@ -64,6 +66,8 @@
 #define gpuGetErrorString cudaGetErrorString
 #define gpuGetErrorName cudaGetErrorName
 #define PARTILE_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
+#define PARTILE_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))
+#define PARTILE_BALLOT(pred) ((unsigned long long)__ballot_sync(0xffffffffu, (pred)))
 #define PARTILE_SYNC_WARP() __syncwarp()
 /* sm_80 and sm_90 give a block up to 163 / 227 KiB once asked for. */
 #define PARTILE_MAX_DYNAMIC_SHARED (160 * 1024)
