@@ -46,7 +46,9 @@ static inline PARTILE_HD int partile_cell_of(const partile_grid_t *g, const doub
                                              int64_t *cell)
 {
     int64_t c = 0, stride = 1;
-    for (int a = 0; a < g->dim; a++) {
+    for (int a = 0; a < 3; a++) { /* constant trip count: x stays in registers */
+        if (a >= g->dim)
+            break;
         int64_t i;
         int st = partile_axis_cell(x[a], g->lower[a], g->spacing[a], g->cells[a],
                                    g->periodic[a], &i);

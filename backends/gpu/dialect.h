@@ -38,6 +38,8 @@
 #define gpuGetErrorName hipGetErrorName
 #define PARTILE_SHFL_UP(v, d) __shfl_up((v), (d))
 #define PARTILE_SHFL(v, src) __shfl((v), (src))
+#define PARTILE_SHFL_XOR(v, m) __shfl_xor((v), (m))
+#define PARTILE_GRID_CONSTANT
 #define PARTILE_BALLOT(pred) ((unsigned long long)__ballot(pred))
 /* A wavefront runs in lockstep; order its LDS accesses (unverified on AMD
  * hardware). */
@@ -67,6 +69,9 @@
 #define gpuGetErrorName cudaGetErrorName
 #define PARTILE_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
 #define PARTILE_SHFL(v, src) __shfl_sync(0xffffffffu, (v), (src))
+#define PARTILE_SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffu, (v), (m))
+/* a kernel parameter whose address is taken, read in place (no local copy) */
+#define PARTILE_GRID_CONSTANT __grid_constant__
 #define PARTILE_BALLOT(pred) ((unsigned long long)__ballot_sync(0xffffffffu, (pred)))
 #define PARTILE_SYNC_WARP() __syncwarp()
 /* sm_80 and sm_90 give a block up to 163 / 227 KiB once asked for. */
