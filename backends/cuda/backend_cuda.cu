@@ -21,17 +21,8 @@ PARTILE_DEFINE_TILE_KERNELS(f16_m16n8k16, 16, 8, 16, float, float)
 PARTILE_DEFINE_TILE_KERNELS(bf16_m16n8k16, 16, 8, 16, float, float)
 PARTILE_DEFINE_FMA_PEAK_KERNEL()
 
-#define CUDA_TRY(call)                                                          \
-    do {                                                                        \
-        cudaError_t err_ = (call);                                              \
-        if (err_ != cudaSuccess)                                                \
-            return (void)cudaGetLastError(), /* clear a non-sticky error */     \
-                   partile_fail(err_ == cudaErrorMemoryAllocation               \
-                                    ? PARTILE_ERROR_OUT_OF_MEMORY               \
-                                    : PARTILE_ERROR_DEVICE,                     \
-                                "%s: %s (%s)", #call, cudaGetErrorString(err_), \
-                                cudaGetErrorName(err_));                        \
-    } while (0)
+/* Checks a runtime call, keeping the vendor's message (backends/gpu/dialect.h). */
+#define CUDA_TRY PARTILE_GPU_TRY
 
 /* A launch's own error (configuration) and, on synchronize, its execution. */
 #define CUDA_LAUNCH_CHECK(name) CUDA_TRY(cudaGetLastError())

@@ -26,17 +26,8 @@ PARTILE_DEFINE_TILE_KERNELS(f16_16x16x16, 16, 16, 16, float, float)
 PARTILE_DEFINE_TILE_KERNELS(bf16_16x16x16, 16, 16, 16, float, float)
 PARTILE_DEFINE_FMA_PEAK_KERNEL()
 
-#define HIP_TRY(call)                                                          \
-    do {                                                                       \
-        hipError_t err_ = (call);                                              \
-        if (err_ != hipSuccess)                                                \
-            return (void)hipGetLastError(), /* clear a non-sticky error */     \
-                   partile_fail(err_ == hipErrorOutOfMemory                    \
-                                    ? PARTILE_ERROR_OUT_OF_MEMORY              \
-                                    : PARTILE_ERROR_DEVICE,                    \
-                                "%s: %s (%s)", #call, hipGetErrorString(err_), \
-                                hipGetErrorName(err_));                        \
-    } while (0)
+/* Checks a runtime call, keeping the vendor's message (backends/gpu/dialect.h). */
+#define HIP_TRY PARTILE_GPU_TRY
 
 /* A launch's own error (configuration) and, on synchronize, its execution. */
 #define HIP_LAUNCH_CHECK(name) HIP_TRY(hipGetLastError())

@@ -73,9 +73,13 @@ int partile_sort(partile_context_t *ctx, const partile_grid_t *grid, size_t n,
 /* Re-sort after a small move. The particles (and so pos) are in the order of
  * an earlier sort whose cell list was old_offsets / old_cell (old_cell
  * non-decreasing and consistent with old_offsets, else
- * PARTILE_ERROR_NOT_SORTED). Most particles stay in their cell: only the
- * movers are ranked and relocated; the stayers of a cell keep their block.
- * The result is identical to partile_sort on the same positions.
+ * PARTILE_ERROR_NOT_SORTED, checked first). The result is identical to
+ * partile_sort on the same positions. How the near-sortedness is used
+ * differs by backend: the reference ranks and relocates only the movers
+ * (the stayers of a cell keep their block); the GPU backends run their
+ * bucketed sort, whose appends go one atomic per run of equal buckets and
+ * coalesce on nearly sorted input — on the H200 that beat a movers-only pass
+ * at every density measured (bench/RESULTS.md).
  * old_* and the outputs must not overlap. */
 int partile_resort(partile_context_t *ctx, const partile_grid_t *grid, size_t n,
                    const partile_vectors_t *pos, const int64_t *old_offsets,
