@@ -9,6 +9,7 @@
 
 #include "partile/mma.h"
 #include "partile/sort.h"
+#include "partile/deposit.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,6 +73,16 @@ typedef struct partile_backend_ops {
     int (*check_permutation)(void *state, size_t n, const int64_t *perm, int64_t *bad);
     int (*permute)(void *state, size_t n, const int64_t *perm, int count,
                    const partile_array_t *arrays, void *scratch);
+
+    /* Deposit and gather (include/partile/deposit.h); arguments checked,
+     * n > 0. A bad particle: OUT_OF_DOMAIN / NOT_FINITE / NOT_SORTED, or
+     * INVALID_ARGUMENT for an OVERLAP size, with *bad set; nothing written. */
+    int (*deposit)(void *state, const partile_transfer_t *t, size_t n,
+                   const partile_vectors_t *pos, const double *values,
+                   const int64_t *cell_offsets, double *field, int64_t *bad);
+    int (*gather)(void *state, const partile_transfer_t *t, size_t n,
+                  const partile_vectors_t *pos, const double *field, double *values,
+                  int64_t *bad);
 } partile_backend_ops_t;
 
 /* The backends, in "auto" preference order. Each is defined whether or not

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "reference/mma_ref.h"
 #include "reference/sort_ref.h"
+#include "reference/deposit_ref.h"
 
 static int ref_device_count(int *count, const char **note)
 {
@@ -135,6 +136,22 @@ static int ref_permute(void *state, size_t n, const int64_t *perm, int count,
     return partile_permute_ref(n, perm, count, arrays, scratch);
 }
 
+static int ref_deposit(void *state, const partile_transfer_t *t, size_t n,
+                       const partile_vectors_t *pos, const double *values,
+                       const int64_t *cell_offsets, double *field, int64_t *bad)
+{
+    (void)state;
+    return partile_deposit_ref(t, n, pos, values, cell_offsets, field, bad);
+}
+
+static int ref_gather(void *state, const partile_transfer_t *t, size_t n,
+                      const partile_vectors_t *pos, const double *field, double *values,
+                      int64_t *bad)
+{
+    (void)state;
+    return partile_gather_ref(t, n, pos, field, values, bad);
+}
+
 const partile_backend_ops_t partile_backend_reference = {
     .name = "reference",
     .targets = "host",
@@ -161,4 +178,6 @@ const partile_backend_ops_t partile_backend_reference = {
     .resort = ref_resort,
     .check_permutation = ref_check_permutation,
     .permute = ref_permute,
+    .deposit = ref_deposit,
+    .gather = ref_gather,
 };

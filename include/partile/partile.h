@@ -8,5 +8,6 @@
 #include "partile/mma.h"
 #include "partile/timing.h"
 #include "partile/sort.h"
+#include "partile/deposit.h"
 
 #endif

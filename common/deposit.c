@@ -1,0 +1,117 @@
+/* Front end of deposit and gather: argument checks and dispatch. */
+#include <stdint.h>
+
+#include "partile/deposit.h"
+#include "common/checked.h"
+#include "common/context_internal.h"
+#include "common/shape.h"
+
+int partile_field_shape(const partile_grid_t *grid, partile_centering_t centering,
+                        int64_t points[3], int64_t *total)
+{
+    int64_t ncells;
+    int st = partile_grid_cell_count(grid, &ncells);
+    if (st < 0)
+        return st;
+    if (!points || !total)
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "%s is NULL", points ? "total" : "points");
+    if (centering != PARTILE_CENTERING_NODE && centering != PARTILE_CENTERING_CELL)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "centering %d", (int)centering);
+    int64_t t = 1;
+    for (int a = 0; a < 3; a++) {
+        points[a] = a < grid->dim ? partile_axis_points(grid->cells[a], grid->periodic[a],
+                                                        centering)
+                                  : 1;
+        t *= points[a]; /* cells < 2^52 in total, points at most 27× that */
+    }
+    *total = t;
+    return PARTILE_SUCCESS;
+}
+
+static int check_transfer(const partile_transfer_t *t, size_t n, const partile_vectors_t *pos)
+{
+    if (!t || !pos)
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "%s is NULL", t ? "pos" : "transfer");
+    int64_t points[3], total;
+    int st = partile_field_shape(t->grid, t->centering, points, &total);
+    if (st < 0)
+        return st;
+    if (t->shape < PARTILE_SHAPE_NGP || t->shape > PARTILE_SHAPE_OVERLAP)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "shape %d", (int)t->shape);
+    if (t->components < 1 || t->components > PARTILE_MAX_COMPONENTS)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "components %d not in 1..%d",
+                            t->components, PARTILE_MAX_COMPONENTS);
+    if (t->shape == PARTILE_SHAPE_OVERLAP && n > 0 && !t->sizes)
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "OVERLAP needs particle sizes");
+    if (pos->type != PARTILE_DTYPE_FLOAT64 && pos->type != PARTILE_DTYPE_FLOAT32)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "positions must be FLOAT64 or FLOAT32");
+    for (int a = 0; a < t->grid->dim; a++)
+        if (n > 0 && !pos->axis[a])
+            return partile_fail(PARTILE_ERROR_NULL_POINTER, "position axis %d is NULL", a);
+    size_t bytes;
+    if (partile_mul3_size(n, (size_t)t->components, 8, &bytes) ||
+        partile_mul3_size((size_t)total, (size_t)t->components, 8, &bytes) ||
+        n > (size_t)INT64_MAX / 64)
+        return partile_fail(PARTILE_ERROR_SIZE_OVERFLOW, "%zu particles × %d components overflow",
+                            n, t->components);
+    return PARTILE_SUCCESS;
+}
+
+static int report(int st, int64_t bad, int64_t *bad_particle)
+{
+    if (st >= 0 || bad < 0)
+        return st;
+    if (bad_particle)
+        *bad_particle = bad;
+    switch (st) {
+    case PARTILE_ERROR_OUT_OF_DOMAIN:
+        return partile_fail(st, "particle %lld is outside the non-periodic grid", (long long)bad);
+    case PARTILE_ERROR_NOT_FINITE:
+        return partile_fail(st, "particle %lld has a NaN or infinite position", (long long)bad);
+    case PARTILE_ERROR_NOT_SORTED:
+        return partile_fail(st, "particle %lld is not in the range cell_offsets gives its cell "
+                                "(particles not sorted by that cell list)", (long long)bad);
+    case PARTILE_ERROR_INVALID_ARGUMENT:
+        return partile_fail(st, "particle %lld: OVERLAP size must be > 0 and <= the spacing "
+                                "on every axis", (long long)bad);
+    default: return st;
+    }
+}
+
+int partile_deposit(partile_context_t *ctx, const partile_transfer_t *t, size_t n,
+                    const partile_vectors_t *pos, const double *values,
+                    const int64_t *cell_offsets, double *field, int64_t *bad_particle)
+{
+    PARTILE_CHECK_CTX(ctx);
+    int st = check_transfer(t, n, pos);
+    if (st < 0)
+        return st;
+    if (!field || (n > 0 && !values))
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "%s is NULL", field ? "values" : "field");
+    if (!ctx->ops->deposit)
+        return partile_fail(PARTILE_ERROR_UNSUPPORTED, "backend \"%s\" has no deposit",
+                            ctx->ops->name);
+    int64_t bad = -1;
+    st = ctx->ops->deposit(ctx->state, t, n, pos, values, cell_offsets, field, &bad);
+    return report(st, bad, bad_particle);
+}
+
+int partile_gather(partile_context_t *ctx, const partile_transfer_t *t, size_t n,
+                   const partile_vectors_t *pos, const double *field, double *values,
+                   int64_t *bad_particle)
+{
+    PARTILE_CHECK_CTX(ctx);
+    int st = check_transfer(t, n, pos);
+    if (st < 0)
+        return st;
+    if (n == 0)
+        return PARTILE_SUCCESS;
+    if (!field || !values)
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "%s is NULL", field ? "values" : "field");
+    if (!ctx->ops->gather)
+        return partile_fail(PARTILE_ERROR_UNSUPPORTED, "backend \"%s\" has no gather",
+                            ctx->ops->name);
+    int64_t bad = -1;
+    st = ctx->ops->gather(ctx->state, t, n, pos, field, values, &bad);
+    return report(st, bad, bad_particle);
+}

@@ -1,0 +1,170 @@
+/* Reference deposit and gather: the order of include/partile/deposit.h,
+ * written as directly as possible. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "common/shape.h"
+#include "reference/deposit_ref.h"
+#include "reference/sort_ref.h"
+
+static double size_of(const partile_transfer_t *t, int64_t p)
+{
+    return t->shape == PARTILE_SHAPE_OVERLAP ? t->sizes[p] : 0.0;
+}
+
+/* 0 < d_p <= spacing on every axis (and finite). */
+static int check_sizes(const partile_transfer_t *t, size_t n, int64_t *bad)
+{
+    if (t->shape != PARTILE_SHAPE_OVERLAP)
+        return 0;
+    for (size_t p = 0; p < n; p++) {
+        double d = t->sizes[p];
+        int ok = d > 0.0 && isfinite(d);
+        for (int a = 0; a < t->grid->dim; a++)
+            ok &= d <= t->grid->spacing[a];
+        if (!ok) {
+            *bad = (int64_t)p;
+            return PARTILE_ERROR_INVALID_ARGUMENT;
+        }
+    }
+    return 0;
+}
+
+/* Stored point index of stencil entry (a, b, c). */
+static int64_t point_of(const partile_grid_t *g, int centering, const partile_stencil_1d st[3],
+                        int a, int b, int c)
+{
+    const int64_t i[3] = { st[0].first + a, st[1].first + b, st[2].first + c };
+    int64_t index = 0, stride = 1;
+    for (int ax = 0; ax < g->dim; ax++) {
+        index += partile_point_index(i[ax], g->cells[ax], g->periodic[ax]) * stride;
+        stride *= partile_axis_points(g->cells[ax], g->periodic[ax], centering);
+    }
+    return index;
+}
+
+static void load_x(const partile_vectors_t *pos, int dim, int64_t p, double x[3])
+{
+    for (int a = 0; a < 3; a++)
+        x[a] = a < dim ? partile_vector_at(pos, a, p) : 0.0;
+}
+
+/* The cell list must place every particle in its cell's range. */
+static int check_sorted(int64_t ncells, size_t n, const int64_t *off, const int64_t *cell,
+                        int64_t *bad)
+{
+    if (off[0] != 0 || off[ncells] != (int64_t)n) {
+        *bad = 0;
+        return PARTILE_ERROR_NOT_SORTED;
+    }
+    for (int64_t c = 0; c < ncells; c++)
+        if (off[c] > off[c + 1]) {
+            *bad = 0;
+            return PARTILE_ERROR_NOT_SORTED;
+        }
+    for (size_t p = 0; p < n; p++) {
+        int64_t c = cell[p];
+        if (off[c] > (int64_t)p || (int64_t)p >= off[c + 1]) {
+            *bad = (int64_t)p;
+            return PARTILE_ERROR_NOT_SORTED;
+        }
+    }
+    return 0;
+}
+
+int partile_deposit_ref(const partile_transfer_t *t, size_t n, const partile_vectors_t *pos,
+                        const double *values, const int64_t *cell_offsets, double *field,
+                        int64_t *bad)
+{
+    const partile_grid_t *g = t->grid;
+    const int m = t->components;
+    int64_t ncells, points[3], total;
+    partile_grid_cell_count(g, &ncells);
+    partile_field_shape(g, t->centering, points, &total);
+    int64_t *cell = malloc((n ? n : 1) * sizeof *cell);
+    int64_t *order = malloc((n ? n : 1) * sizeof *order);
+    int64_t *offsets = malloc((size_t)(ncells + 1) * sizeof *offsets);
+    double *acc = calloc((size_t)total * (size_t)m, sizeof *acc);
+    int st = 0;
+    if (!cell || !order || !offsets || !acc) {
+        st = partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "deposit scratch");
+        goto done;
+    }
+    if (n > 0 && (st = partile_bin_ref(g, n, pos, cell, bad)) != 0)
+        goto done;
+    if ((st = check_sizes(t, n, bad)) != 0)
+        goto done;
+    if (cell_offsets) {
+        if ((st = check_sorted(ncells, n, cell_offsets, cell, bad)) != 0)
+            goto done;
+        for (size_t i = 0; i < n; i++)
+            order[i] = (int64_t)i;
+    } else if (n > 0 &&
+               (st = partile_sort_ref(g, ncells, n, pos, offsets, order, NULL, bad)) != 0) {
+        goto done;
+    }
+    /* particles by cell, in order; each point's sum in that order */
+    for (size_t k = 0; k < n; k++) {
+        const int64_t p = order[k];
+        double x[3];
+        partile_stencil_1d s[3] = { { 0, 0, { 0, 0, 0 } } };
+        int64_t c;
+        load_x(pos, g->dim, p, x);
+        partile_particle_stencil(g, t->shape, t->centering, x, size_of(t, p), s, &c);
+        for (int zc = 0; zc < s[2].count; zc++)
+            for (int yc = 0; yc < s[1].count; yc++)
+                for (int xc = 0; xc < s[0].count; xc++) {
+                    const double w = (s[0].w[xc] * s[1].w[yc]) * s[2].w[zc];
+                    const int64_t gi = point_of(g, t->centering, s, xc, yc, zc);
+                    for (int j = 0; j < m; j++)
+                        acc[gi * m + j] = fma(w, values[p * m + j], acc[gi * m + j]);
+                }
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < total * m; i++)
+        field[i] = field[i] + acc[i];
+done:
+    free(cell);
+    free(order);
+    free(offsets);
+    free(acc);
+    return st;
+}
+
+int partile_gather_ref(const partile_transfer_t *t, size_t n, const partile_vectors_t *pos,
+                       const double *field, double *values, int64_t *bad)
+{
+    const partile_grid_t *g = t->grid;
+    const int m = t->components;
+    int64_t *cell = malloc(n * sizeof *cell);
+    if (!cell)
+        return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "gather scratch");
+    int st = partile_bin_ref(g, n, pos, cell, bad);
+    if (st == 0)
+        st = check_sizes(t, n, bad);
+    free(cell);
+    if (st)
+        return st;
+#pragma omp parallel for schedule(static)
+    for (int64_t p = 0; p < (int64_t)n; p++) {
+        double x[3], acc[PARTILE_MAX_COMPONENTS] = { 0 };
+        partile_stencil_1d s[3] = { { 0, 0, { 0, 0, 0 } } };
+        int64_t c;
+        load_x(pos, g->dim, p, x);
+        partile_particle_stencil(g, t->shape, t->centering, x, size_of(t, p), s, &c);
+        for (int zc = 0; zc < s[2].count; zc++)
+            for (int yc = 0; yc < s[1].count; yc++)
+                for (int xc = 0; xc < s[0].count; xc++) {
+                    const double w = (s[0].w[xc] * s[1].w[yc]) * s[2].w[zc];
+                    const int64_t gi = point_of(g, t->centering, s, xc, yc, zc);
+                    for (int j = 0; j < m; j++)
+                        acc[j] = fma(w, field[gi * m + j], acc[j]);
+                }
+        for (int j = 0; j < m; j++)
+            values[p * m + j] = acc[j];
+    }
+    return 0;
+}
