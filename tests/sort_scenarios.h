@@ -12,6 +12,10 @@
 
 #include <cmocka.h>
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wunused-function" /* each test uses some scenarios */
+#endif
+
 #include "tests/sort_util.h"
 
 static void *stage(partile_context_t *ctx, const void *host, size_t bytes)

@@ -1,0 +1,336 @@
+/* Deposit and gather scenarios run on one backend and checked against an
+ * independent direct loop, conservation, polynomial reproduction and — for
+ * a GPU backend — the reference bit for bit. Included by test_deposit.c and
+ * test_deposit_gpu.c. */
+#ifndef PARTILE_TESTS_DEPOSIT_SCENARIOS_H
+#define PARTILE_TESTS_DEPOSIT_SCENARIOS_H
+
+#include "tests/sort_scenarios.h"
+
+/* 1-D weight of point i for a particle at s (point units), independent of
+ * the library's stencil code: the textbook kernels. */
+static double direct_weight(int shape, double s, double dd, double i)
+{
+    double r = s - i, a = fabs(r);
+    switch (shape) {
+    case PARTILE_SHAPE_NGP: return floor(s + 0.5) == i ? 1.0 : 0.0;
+    case PARTILE_SHAPE_CIC: return a < 1 ? 1 - a : 0.0;
+    case PARTILE_SHAPE_TSC: return a <= 0.5 ? 0.75 - a * a : a < 1.5 ? 0.5 * (1.5 - a) * (1.5 - a) : 0.0;
+    default: { /* overlap of [s − dd/2, s + dd/2] with [i − ½, i + ½) */
+        double lo = fmax(s - dd / 2, i - 0.5), hi = fmin(s + dd / 2, i + 0.5);
+        return hi > lo ? (hi - lo) / dd : 0.0;
+    }
+    }
+}
+
+/* Weight of stored point (i0, i1, i2) for particle p, summing periodic images. */
+static double direct_w(const partile_grid_t *g, int shape, int centering, const double *x, size_t n,
+                       size_t p, double dp, const int64_t *idx)
+{
+    double w = 1.0;
+    for (int a = 0; a < g->dim; a++) {
+        double q = (x[a * n + p] - g->lower[a]) / g->spacing[a];
+        double s = centering == PARTILE_CENTERING_CELL ? q - 0.5 : q;
+        double dd = dp / g->spacing[a], wa = 0.0;
+        if (g->periodic[a]) {
+            double base = floor(s / (double)g->cells[a]) * (double)g->cells[a];
+            for (int k = -2; k <= 2; k++)
+                wa += direct_weight(shape, s, dd, base + (double)idx[a] + k * (double)g->cells[a]);
+        } else {
+            wa = direct_weight(shape, s, dd, (double)idx[a] - 1);
+        }
+        w *= wa;
+    }
+    return w;
+}
+
+typedef struct dep_case {
+    int dim, periodic, shape, centering, m, f32;
+} dep_case;
+
+/* Stages a case, runs deposit (unsorted and sorted) and gather on ctx, and
+ * checks everything it can. */
+static void run_deposit_case(partile_context_t *ctx, const dep_case *k, size_t n, uint64_t *rng)
+{
+    partile_grid_t g = su_grid(k->dim, 6, 5, 4, k->periodic);
+    int64_t pts[3], total, ncells;
+    assert_int_equal(partile_field_shape(&g, k->centering, pts, &total), 0);
+    partile_grid_cell_count(&g, &ncells);
+    const int m = k->m;
+    double *x = su_positions(&g, n, rng);
+    if (k->periodic) /* some positions a few boxes away */
+        for (size_t p = 0; p < n; p += 7)
+            x[p] += (double)((int64_t)(su_next(rng) % 5) - 2) * (double)g.cells[0] * g.spacing[0];
+    double *v = malloc((n ? n : 1) * m * sizeof *v), *sizes = malloc((n ? n : 1) * sizeof *sizes);
+    double *f0 = malloc((size_t)total * m * sizeof *f0);
+    for (size_t i = 0; i < n * m; i++)
+        v[i] = 2 * su_uniform(rng) - 1;
+    for (size_t p = 0; p < n; p++)
+        sizes[p] = g.spacing[0] * (0.05 + 0.95 * su_uniform(rng)); /* <= every spacing */
+    for (int64_t i = 0; i < total * m; i++)
+        f0[i] = su_uniform(rng);
+    /* stage */
+    partile_vectors_t pos = { k->f32 ? PARTILE_DTYPE_FLOAT32 : PARTILE_DTYPE_FLOAT64, { 0 } };
+    double *xs = malloc(3 * (n ? n : 1) * sizeof *xs); /* positions as the library sees them */
+    for (int a = 0; a < g.dim; a++) {
+        if (k->f32) {
+            float *tmp = malloc((n ? n : 1) * sizeof *tmp);
+            for (size_t p = 0; p < n; p++) {
+                tmp[p] = (float)x[a * n + p];
+                xs[a * n + p] = tmp[p];
+            }
+            pos.axis[a] = stage(ctx, tmp, n * 4);
+            free(tmp);
+        } else {
+            memcpy(xs + a * n, x + a * n, n * 8);
+            pos.axis[a] = stage(ctx, x + a * n, n * 8);
+        }
+    }
+    double *dv = stage(ctx, v, n * m * 8), *dsz = stage(ctx, sizes, n * 8);
+    double *dfield = stage(ctx, f0, (size_t)total * m * 8);
+    partile_transfer_t t = { &g, (partile_shape_t)k->shape, (partile_centering_t)k->centering, m,
+                             k->shape == PARTILE_SHAPE_OVERLAP ? dsz : NULL };
+    int64_t bad = -1;
+    /* unsorted deposit: against the direct loop */
+    assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, NULL, dfield, &bad), 0);
+    double *f1 = malloc((size_t)total * m * sizeof *f1);
+    fetch(ctx, f1, dfield, (size_t)total * m * 8);
+    double sum_v[PARTILE_MAX_COMPONENTS] = { 0 }, sum_f[PARTILE_MAX_COMPONENTS] = { 0 };
+    for (int64_t gi = 0; gi < total; gi++) {
+        int64_t idx[3] = { gi % pts[0], gi / pts[0] % pts[1], gi / (pts[0] * pts[1]) };
+        for (int j = 0; j < m; j++) {
+            double want = f0[gi * m + j], scale = fabs(f0[gi * m + j]);
+            for (size_t p = 0; p < n; p++) {
+                double w = direct_w(&g, k->shape, k->centering, xs, n, p, sizes[p], idx);
+                want += w * v[p * m + j];
+                scale += fabs(w * v[p * m + j]);
+            }
+            if (!(fabs(f1[gi * m + j] - want) <= 1e-12 * (scale + 1)))
+                fail_msg("deposit point %lld comp %d: got %.17g want %.17g (case dim %d per %d "
+                         "shape %d cent %d)", (long long)gi, j, f1[gi * m + j], want, k->dim,
+                         k->periodic, k->shape, k->centering);
+            sum_f[j] += f1[gi * m + j] - f0[gi * m + j];
+        }
+    }
+    for (size_t p = 0; p < n; p++)
+        for (int j = 0; j < m; j++)
+            sum_v[j] += v[p * m + j];
+    for (int j = 0; j < m; j++) /* conservation: every weight lands on a stored point */
+        assert_true(fabs(sum_f[j] - sum_v[j]) <= 1e-11 * (double)(n + 1));
+
+    /* sorted path: sort, permute positions/values/sizes, deposit with the cell
+     * list; must equal the unsorted path bit for bit (same specified order) */
+    int64_t *doff = stage(ctx, NULL, (size_t)(ncells + 1) * 8), *dperm = stage(ctx, NULL, n * 8);
+    assert_int_equal(partile_sort(ctx, &g, n, &pos, doff, dperm, NULL, NULL), 0);
+    double *dv_sorted = stage(ctx, v, n * m * 8);
+    if (n) {
+        /* permute a (n × m) array: m strided copies through a host round trip */
+        int64_t *perm = malloc(n * 8);
+        fetch(ctx, perm, dperm, n * 8);
+        double *vs = malloc(n * m * 8);
+        for (size_t i = 0; i < n; i++)
+            for (int j = 0; j < m; j++)
+                vs[i * m + j] = v[perm[i] * m + j];
+        partile_memcpy(ctx, dv_sorted, vs, n * m * 8, PARTILE_COPY_HOST_TO_DEVICE);
+        free(vs);
+        free(perm);
+    }
+    partile_array_t arrays[4] = { { (void *)pos.axis[0], pos.type }, { (void *)pos.axis[1], pos.type },
+                                  { (void *)pos.axis[2], pos.type }, { dsz, PARTILE_DTYPE_FLOAT64 } };
+    int na = 0;
+    partile_array_t list[4];
+    for (int a = 0; a < g.dim; a++)
+        list[na++] = arrays[a];
+    list[na++] = arrays[3];
+    assert_int_equal(partile_permute(ctx, n, dperm, na, list, NULL, 0), 0);
+    partile_memcpy(ctx, dfield, f0, (size_t)total * m * 8, PARTILE_COPY_HOST_TO_DEVICE);
+    assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv_sorted, doff, dfield, &bad), 0);
+    double *f2 = malloc((size_t)total * m * sizeof *f2);
+    fetch(ctx, f2, dfield, (size_t)total * m * 8);
+    if (strcmp(partile_context_backend(ctx), "reference") == 0)
+        assert_memory_equal(f1, f2, (size_t)total * m * 8);
+
+    /* bitwise against the reference: sorted deposit and gather */
+    double *gv = malloc((n ? n : 1) * m * sizeof *gv);
+    double *dgv = stage(ctx, NULL, n * m * 8);
+    assert_int_equal(partile_gather(ctx, &t, n, &pos, dfield, dgv, &bad), 0);
+    fetch(ctx, gv, dgv, n * m * 8);
+    if (strcmp(partile_context_backend(ctx), "reference") != 0) {
+        partile_context_t *ref = NULL;
+        assert_int_equal(partile_context_create("reference", 0, &ref), 0);
+        /* the same sorted particles on the reference */
+        partile_vectors_t rpos = pos;
+        void *host_axis[3] = { 0 };
+        size_t esz = k->f32 ? 4 : 8;
+        for (int a = 0; a < g.dim; a++) {
+            host_axis[a] = malloc(n * esz + 8);
+            fetch(ctx, host_axis[a], pos.axis[a], n * esz);
+            rpos.axis[a] = host_axis[a];
+        }
+        double *rsz = malloc(n * 8 + 8), *rv = malloc(n * m * 8 + 8), *rf = malloc((size_t)total * m * 8);
+        int64_t *roff = malloc((size_t)(ncells + 1) * 8);
+        fetch(ctx, rsz, dsz, n * 8);
+        fetch(ctx, rv, dv_sorted, n * m * 8);
+        fetch(ctx, roff, doff, (size_t)(ncells + 1) * 8);
+        memcpy(rf, f0, (size_t)total * m * 8);
+        partile_transfer_t rt = t;
+        rt.sizes = k->shape == PARTILE_SHAPE_OVERLAP ? rsz : NULL;
+        assert_int_equal(partile_deposit(ref, &rt, n, &rpos, rv, roff, rf, &bad), 0);
+        assert_memory_equal(rf, f2, (size_t)total * m * 8);
+        double *rg = malloc(n * m * 8 + 8);
+        assert_int_equal(partile_gather(ref, &rt, n, &rpos, rf, rg, &bad), 0);
+        assert_memory_equal(rg, gv, n * m * 8);
+        /* unsorted GPU deposit (atomics): equal up to rounding */
+        for (int64_t i = 0; i < total * m; i++) {
+            double s = 0;
+            for (size_t p = 0; p < n; p++)
+                s += fabs(v[p * m + i % m]);
+            assert_true(fabs(f1[i] - rf[i]) <= 1e-13 * (s + 1));
+        }
+        free(rg), free(rsz), free(rv), free(rf), free(roff);
+        for (int a = 0; a < g.dim; a++)
+            free(host_axis[a]);
+        partile_context_destroy(ref);
+    }
+    for (int a = 0; a < g.dim; a++)
+        partile_free(ctx, (void *)pos.axis[a]);
+    partile_free(ctx, dv), partile_free(ctx, dsz), partile_free(ctx, dfield);
+    partile_free(ctx, doff), partile_free(ctx, dperm), partile_free(ctx, dv_sorted), partile_free(ctx, dgv);
+    free(x), free(xs), free(v), free(sizes), free(f0), free(f1), free(f2), free(gv);
+}
+
+static void scenario_deposit_all(partile_context_t *ctx, uint64_t seed)
+{
+    uint64_t rng = seed;
+    const int ms[] = { 1, 3, 16 };
+    for (int dim = 1; dim <= 3; dim++)
+        for (int periodic = 0; periodic < 2; periodic++)
+            for (int shape = 0; shape < 4; shape++)
+                for (int cent = 0; cent < 2; cent++) {
+                    dep_case k = { dim, periodic, shape, cent, ms[(dim + shape + cent) % 3],
+                                   (shape + cent + periodic) % 2 };
+                    run_deposit_case(ctx, &k, dim == 3 ? 300 : 700, &rng);
+                }
+    dep_case zero = { 2, 0, PARTILE_SHAPE_TSC, PARTILE_CENTERING_NODE, 2, 0 };
+    run_deposit_case(ctx, &zero, 0, &rng); /* no particles: field + 0 */
+}
+
+/* Gather reproduces constants (every shape) and linear fields (CIC, TSC on
+ * a periodic-free grid), to rounding. */
+static void scenario_gather_polynomials(partile_context_t *ctx, uint64_t seed)
+{
+    uint64_t rng = seed;
+    for (int shape = 0; shape < 4; shape++)
+        for (int cent = 0; cent < 2; cent++) {
+            partile_grid_t g = su_grid(3, 7, 6, 5, 0);
+            int64_t pts[3], total;
+            partile_field_shape(&g, (partile_centering_t)cent, pts, &total);
+            const size_t n = 500;
+            double *x = su_positions(&g, n, &rng), *sizes = malloc(n * 8);
+            for (size_t p = 0; p < n; p++)
+                sizes[p] = 0.1 * (1 + su_uniform(&rng)) * g.spacing[0];
+            double *f = malloc((size_t)total * 2 * 8);
+            for (int64_t gi = 0; gi < total; gi++) {
+                int64_t idx[3] = { gi % pts[0], gi / pts[0] % pts[1], gi / (pts[0] * pts[1]) };
+                double lin = 0.5;
+                for (int a = 0; a < 3; a++) /* point coordinate (ghost layer: idx − 1) */
+                    lin += (a + 1.0) * (g.lower[a] + ((double)idx[a] - 1 + (cent ? 0.5 : 0.0)) * g.spacing[a]);
+                f[gi * 2] = 3.25; /* constant */
+                f[gi * 2 + 1] = lin;
+            }
+            partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { stage(ctx, x, n * 8), stage(ctx, x + n, n * 8),
+                                                               stage(ctx, x + 2 * n, n * 8) } };
+            double *df = stage(ctx, f, (size_t)total * 16), *dsz = stage(ctx, sizes, n * 8);
+            double *dv = stage(ctx, NULL, n * 16), *v = malloc(n * 16);
+            partile_transfer_t t = { &g, (partile_shape_t)shape, (partile_centering_t)cent, 2,
+                                     shape == PARTILE_SHAPE_OVERLAP ? dsz : NULL };
+            assert_int_equal(partile_gather(ctx, &t, n, &pos, df, dv, NULL), 0);
+            fetch(ctx, v, dv, n * 16);
+            for (size_t p = 0; p < n; p++) {
+                assert_true(fabs(v[p * 2] - 3.25) <= 1e-14);
+                if (shape == PARTILE_SHAPE_CIC || shape == PARTILE_SHAPE_TSC) {
+                    double lin = 0.5;
+                    for (int a = 0; a < 3; a++)
+                        lin += (a + 1.0) * x[a * n + p];
+                    assert_true(fabs(v[p * 2 + 1] - lin) <= 1e-12);
+                }
+            }
+            for (int a = 0; a < 3; a++)
+                partile_free(ctx, (void *)pos.axis[a]);
+            partile_free(ctx, df), partile_free(ctx, dsz), partile_free(ctx, dv);
+            free(x), free(sizes), free(f), free(v);
+        }
+}
+
+/* Bad input: errors naming the particle, field and values untouched. */
+static void scenario_deposit_errors(partile_context_t *ctx, uint64_t seed)
+{
+    uint64_t rng = seed;
+    partile_grid_t g = su_grid(2, 5, 4, 1, 0);
+    int64_t pts[3], total, ncells;
+    partile_field_shape(&g, PARTILE_CENTERING_NODE, pts, &total);
+    partile_grid_cell_count(&g, &ncells);
+    const size_t n = 1000;
+    double *x = su_positions(&g, n, &rng), *v = malloc(n * 8), *sizes = malloc(n * 8);
+    for (size_t p = 0; p < n; p++)
+        v[p] = 1.0, sizes[p] = 0.5 * g.spacing[0];
+    x[n + 321] = NAN;
+    x[777] = 1e9; /* out of domain, later */
+    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { stage(ctx, x, n * 8), stage(ctx, x + n, n * 8) } };
+    double *dv = stage(ctx, v, n * 8), *dsz = stage(ctx, sizes, n * 8);
+    double *df = stage(ctx, NULL, (size_t)total * 8), *dgv = stage(ctx, NULL, n * 8);
+    partile_transfer_t t = { &g, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, 1, NULL };
+    int64_t bad = -1;
+    assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, NULL, df, &bad), PARTILE_ERROR_NOT_FINITE);
+    assert_int_equal(bad, 321);
+    assert_int_equal(partile_gather(ctx, &t, n, &pos, df, dgv, &bad), PARTILE_ERROR_NOT_FINITE);
+    assert_int_equal(bad, 321);
+    double *back = malloc(((size_t)total > n ? (size_t)total : n) * 8);
+    fetch(ctx, back, df, (size_t)total * 8);
+    for (int64_t i = 0; i < total; i++)
+        assert_true(((uint64_t *)back)[i] == 0xababababababababull);
+    fetch(ctx, back, dgv, n * 8);
+    for (size_t i = 0; i < n; i++)
+        assert_true(((uint64_t *)back)[i] == 0xababababababababull);
+    x[n + 321] = x[n + 320];
+    partile_memcpy(ctx, (void *)pos.axis[1], x + n, n * 8, PARTILE_COPY_HOST_TO_DEVICE);
+    assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, NULL, df, &bad), PARTILE_ERROR_OUT_OF_DOMAIN);
+    assert_int_equal(bad, 777);
+    x[777] = x[776];
+    partile_memcpy(ctx, (void *)pos.axis[0], x, n * 8, PARTILE_COPY_HOST_TO_DEVICE);
+    /* a cell list that does not match the particle order */
+    int64_t *off = calloc((size_t)ncells + 1, 8);
+    off[ncells] = (int64_t)n; /* claims all particles are in the last cell */
+    for (int64_t c = 1; c < ncells; c++)
+        off[c] = 0;
+    int64_t *doff = stage(ctx, off, (size_t)(ncells + 1) * 8);
+    assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, doff, df, &bad), PARTILE_ERROR_NOT_SORTED);
+    /* OVERLAP sizes out of range */
+    t.shape = PARTILE_SHAPE_OVERLAP;
+    t.sizes = dsz;
+    sizes[55] = 2 * g.spacing[0];
+    partile_memcpy(ctx, dsz, sizes, n * 8, PARTILE_COPY_HOST_TO_DEVICE);
+    assert_int_equal(partile_gather(ctx, &t, n, &pos, df, dgv, &bad), PARTILE_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(bad, 55);
+    t.sizes = NULL;
+    assert_int_equal(partile_gather(ctx, &t, n, &pos, df, dgv, &bad), PARTILE_ERROR_NULL_POINTER);
+    t.shape = PARTILE_SHAPE_CIC;
+    t.components = 17;
+    assert_int_equal(partile_gather(ctx, &t, n, &pos, df, dgv, &bad), PARTILE_ERROR_INVALID_ARGUMENT);
+    t.components = 0;
+    assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, NULL, df, &bad), PARTILE_ERROR_INVALID_ARGUMENT);
+    t.components = 1;
+    t.shape = (partile_shape_t)9;
+    assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, NULL, df, &bad), PARTILE_ERROR_INVALID_ARGUMENT);
+    t.shape = PARTILE_SHAPE_CIC;
+    assert_int_equal(partile_deposit(ctx, &t, n, &pos, NULL, NULL, df, &bad), PARTILE_ERROR_NULL_POINTER);
+    assert_int_equal(partile_deposit(ctx, NULL, n, &pos, dv, NULL, df, &bad), PARTILE_ERROR_NULL_POINTER);
+    fetch(ctx, back, df, (size_t)total * 8);
+    for (int64_t i = 0; i < total; i++)
+        assert_true(((uint64_t *)back)[i] == 0xababababababababull);
+    partile_free(ctx, (void *)pos.axis[0]), partile_free(ctx, (void *)pos.axis[1]);
+    partile_free(ctx, dv), partile_free(ctx, dsz), partile_free(ctx, df), partile_free(ctx, dgv), partile_free(ctx, doff);
+    free(x), free(v), free(sizes), free(back), free(off);
+}
+
+#endif
