@@ -56,7 +56,8 @@ step "sorting benchmark (partile vs CUB, roofline)"
 if command -v compute-sanitizer >/dev/null; then
   step "compute-sanitizer memcheck (GPU tests)"
   { compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_mma_gpu" &&
-    compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_sort_gpu"; } \
+    compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_sort_gpu" &&
+    compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_deposit_gpu"; } \
     >"$OUT/sanitizer.txt" 2>&1
   rc=$?
   tail -5 "$OUT/sanitizer.txt"

@@ -7,7 +7,7 @@
 
 #include "backends/cuda/mma_cuda.h"
 #define PARTILE_GPU_ENTRY(name) partile_cuda_##name
-#include "backends/gpu/sort_entry.h"
+#include "backends/gpu/particles_entry.h"
 #include "backends/gpu/tile_kernels.inc"
 #include "common/backend.h"
 #include "common/error.h"
@@ -357,6 +357,23 @@ static int cuda_permute(void *state, size_t n, const int64_t *perm, int count,
     return partile_cuda_permute(s->stream, s->sms, &s->ws, n, perm, count, arrays, scratch);
 }
 
+static int cuda_deposit(void *state, const partile_transfer_t *t, size_t n,
+                       const partile_vectors_t *pos, const double *values,
+                       const int64_t *cell_offsets, double *field, int64_t *bad)
+{
+    CUDA_SORT_STATE(state);
+    return partile_cuda_deposit(s->stream, s->sms, &s->ws, t, n, pos, values, cell_offsets, field,
+                              bad);
+}
+
+static int cuda_gather(void *state, const partile_transfer_t *t, size_t n,
+                      const partile_vectors_t *pos, const double *field, double *values,
+                      int64_t *bad)
+{
+    CUDA_SORT_STATE(state);
+    return partile_cuda_gather(s->stream, s->sms, &s->ws, t, n, pos, field, values, bad);
+}
+
 extern "C" const partile_backend_ops_t partile_backend_cuda = {
     /* name */ "cuda",
     /* targets */ PARTILE_CUDA_TARGETS,
@@ -384,6 +401,8 @@ extern "C" const partile_backend_ops_t partile_backend_cuda = {
     cuda_resort,
     cuda_check_permutation,
     cuda_permute,
+    cuda_deposit,
+    cuda_gather,
 };
 
 static_assert(sizeof shape_kernels / sizeof shape_kernels[0] == 7,

@@ -10,7 +10,7 @@
 
 #include "backends/hip/mma_hip.h"
 #define PARTILE_GPU_ENTRY(name) partile_hip_##name
-#include "backends/gpu/sort_entry.h"
+#include "backends/gpu/particles_entry.h"
 #include "backends/gpu/tile_kernels.inc"
 #include "common/backend.h"
 #include "common/error.h"
@@ -399,6 +399,23 @@ static int hip_permute(void *state, size_t n, const int64_t *perm, int count,
     return partile_hip_permute(s->stream, s->cus, &s->ws, n, perm, count, arrays, scratch);
 }
 
+static int hip_deposit(void *state, const partile_transfer_t *t, size_t n,
+                       const partile_vectors_t *pos, const double *values,
+                       const int64_t *cell_offsets, double *field, int64_t *bad)
+{
+    HIP_SORT_STATE(state);
+    return partile_hip_deposit(s->stream, s->cus, &s->ws, t, n, pos, values, cell_offsets, field,
+                              bad);
+}
+
+static int hip_gather(void *state, const partile_transfer_t *t, size_t n,
+                      const partile_vectors_t *pos, const double *field, double *values,
+                      int64_t *bad)
+{
+    HIP_SORT_STATE(state);
+    return partile_hip_gather(s->stream, s->cus, &s->ws, t, n, pos, field, values, bad);
+}
+
 extern "C" const partile_backend_ops_t partile_backend_hip = {
     /* name */ "hip",
     /* targets */ PARTILE_HIP_TARGETS,
@@ -426,6 +443,8 @@ extern "C" const partile_backend_ops_t partile_backend_hip = {
     hip_resort,
     hip_check_permutation,
     hip_permute,
+    hip_deposit,
+    hip_gather,
 };
 
 static_assert(sizeof shape_kernels / sizeof shape_kernels[0] == 5,

@@ -1,14 +1,16 @@
-/* Entry points of backends/gpu/sort_gpu.inc for one vendor: define
- * PARTILE_GPU_ENTRY(name) (e.g. partile_cuda_##name) before including.
+/* Entry points of the particle kernels (backends/gpu/sort_gpu.inc and
+ * deposit_gpu.inc) for one vendor: define PARTILE_GPU_ENTRY(name) (e.g.
+ * partile_cuda_##name) before including.
  * Plain C declarations: the backend's operations table calls them with its
  * stream, multiprocessor count and workspace. */
-#ifndef PARTILE_GPU_SORT_ENTRY_H
-#define PARTILE_GPU_SORT_ENTRY_H
+#ifndef PARTILE_GPU_PARTICLES_ENTRY_H
+#define PARTILE_GPU_PARTICLES_ENTRY_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "partile/sort.h"
+#include "partile/deposit.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +38,15 @@ int PARTILE_GPU_ENTRY(check_permutation)(void *stream, int sms, partile_gpu_work
 int PARTILE_GPU_ENTRY(permute)(void *stream, int sms, partile_gpu_workspace *ws, size_t n,
                                const int64_t *perm, int count, const partile_array_t *arrays,
                                void *scratch);
+
+int PARTILE_GPU_ENTRY(deposit)(void *stream, int sms, partile_gpu_workspace *ws,
+                               const partile_transfer_t *t, size_t n,
+                               const partile_vectors_t *pos, const double *values,
+                               const int64_t *cell_offsets, double *field, int64_t *bad);
+int PARTILE_GPU_ENTRY(gather)(void *stream, int sms, partile_gpu_workspace *ws,
+                              const partile_transfer_t *t, size_t n,
+                              const partile_vectors_t *pos, const double *field, double *values,
+                              int64_t *bad);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,0 @@
-/* Binning and sorting on CUDA: the kernels and launch code written once in
- * backends/gpu/sort_gpu.inc, instantiated with CUDA's entry-point names. */
-#define PARTILE_GPU_ENTRY(name) partile_cuda_##name
-#include "backends/gpu/dialect.h"
-#include "backends/gpu/sort_entry.h"
-#include "backends/gpu/sort_gpu.inc"

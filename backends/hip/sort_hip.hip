@@ -1,7 +1,0 @@
-/* Binning and sorting on HIP: the kernels and launch code written once in
- * backends/gpu/sort_gpu.inc, instantiated with HIP's entry-point names.
- * Compiled and disassembled here; unverified on AMD hardware. */
-#define PARTILE_GPU_ENTRY(name) partile_hip_##name
-#include "backends/gpu/dialect.h"
-#include "backends/gpu/sort_entry.h"
-#include "backends/gpu/sort_gpu.inc"
