@@ -293,7 +293,7 @@ static int resolve_tile(const partile_context_t *ctx, const partile_tile_t *tile
         if (!ctx->ops->shape_available(ctx->state, i))
             return partile_fail(PARTILE_ERROR_UNSUPPORTED,
                                 "tile %s needs %s; device is %s", ctx->ops->shapes[i].name,
-                                ctx->ops->shapes[i].requires, ctx->device);
+                                ctx->ops->shapes[i].required_target, ctx->device);
         *shape_index = i;
         return PARTILE_SUCCESS;
     }

@@ -72,11 +72,11 @@ static void print_shapes(const char *backend, partile_context_t *ctx)
             partile_backend_shape_get(backend, i, &s);
         char avail[32];
         if (!ctx)
-            snprintf(avail, sizeof avail, "needs %s", s.requires[0] ? s.requires : "-");
+            snprintf(avail, sizeof avail, "needs %s", s.required_target[0] ? s.required_target : "-");
         else if (s.available)
             snprintf(avail, sizeof avail, "yes");
         else
-            snprintf(avail, sizeof avail, "no, needs %s", s.requires);
+            snprintf(avail, sizeof avail, "no, needs %s", s.required_target);
         printf("    %-16s %3d %3d %3d %-5s %-5s %-15s %-7s %s\n", s.name, s.tile.m, s.tile.n,
                s.tile.k, partile_format_name(s.tile.fin), partile_format_name(s.tile.facc), avail,
                s.bitwise ? "yes" : "tol", s.instruction);
@@ -145,7 +145,7 @@ static int check_backend(const char *name, const check_opts *o, int *shapes_run)
         if (o->shape && strcmp(o->shape, s.name) != 0)
             continue;
         if (!s.available) {
-            printf("   %-16s skipped: needs %s\n", s.name, s.requires);
+            printf("   %-16s skipped: needs %s\n", s.name, s.required_target);
             continue;
         }
         if (o->list) {

@@ -47,7 +47,7 @@ typedef struct partile_mma_shape {
     partile_tile_t tile;
     const char *name;        /* e.g. "f64.m16n8k16" */
     const char *instruction; /* e.g. "mma.sync.aligned.m16n8k16.row.col.f64" */
-    const char *requires;    /* e.g. "sm_90", "gfx940", "" */
+    const char *required_target; /* e.g. "sm_90", "gfx940", "" (not "requires": a C++20 keyword) */
     int available;           /* 1 if this context's device runs it */
     int bitwise;             /* 1 if results equal the reference bit for bit
                                 (FP64 shapes; hip: claimed, unverified) */
