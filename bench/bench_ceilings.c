@@ -52,7 +52,7 @@ int main(int argc, char **argv)
         perror(json_path);
         return 1;
     }
-    bench_json j;
+    bench_json j = { NULL, 1 };
     if (jf)
         bench_json_open(&j, jf, "ceilings", ctx);
     printf("device: %s (%s)\n", partile_context_device(ctx), partile_context_backend(ctx));

@@ -165,7 +165,7 @@ int main(int argc, char **argv)
     partile_context_t *ctx = NULL;
     PK(partile_context_create("cuda", 0, &ctx));
     FILE *jf = json_path ? fopen(json_path, "w") : NULL;
-    bench_json j;
+    bench_json j = { NULL, 1 };
     if (jf)
         bench_json_open(&j, jf, "sort", ctx);
 

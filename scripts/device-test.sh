@@ -5,8 +5,9 @@
 #   compute-sanitizer on the GPU tests; logs and JSON under $OUT; a short
 #   table last.
 # Run through the device tool:  bash scripts/device-test.sh   (carry .device)
-# Files under $OUT (at most 8 come back): build.log, gpu.txt, test.log,
-# check.txt, bench.txt, ceilings.json, sort.json, sanitizer.txt.
+# Files under $OUT (at most 8 come back): build.log (with nvidia-smi), test.log
+# (with compute-sanitizer), check.txt, bench.txt, ceilings.json, sort.json,
+# deposit.json, deposit_torch.json.
 set -uo pipefail
 OUT=${OUT:-/tmp/partile-out}
 mkdir -p "$OUT"
@@ -29,7 +30,7 @@ step "configure + build" | tee "$OUT/build.log"
 ninja -C "$build" >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 
 step "nvidia-smi"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt" >>"$OUT/build.log"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee -a "$OUT/build.log"
 
 step "tests"
 meson test -C "$build" --print-errorlogs 2>&1 | tee "$OUT/test.log" | tail -25
@@ -50,6 +51,10 @@ grep -q FAILED "$OUT/check.txt" && status=1
 step "ceilings"
 "$build/bench/bench_ceilings" --backend cuda --json "$OUT/ceilings.json" 2>&1 | tee "$OUT/bench.txt" || status=1
 
+step "deposit/gather benchmark (partile, roofline, reference; then PyTorch)"
+"$build/bench/bench_deposit" --json "$OUT/deposit.json" --max "${PARTILE_DEPOSIT_MAX:-2.2e8}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+PYTHONUNBUFFERED=1 python3 bench/bench_deposit_torch.py "$OUT/deposit_torch.json" "${PARTILE_DEPOSIT_MAX:-2.2e8}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+
 step "sorting benchmark (partile vs CUB, roofline)"
 "$build/bench/bench_sort" --json "$OUT/sort.json" --max "${PARTILE_SORT_MAX:-1e9}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
 
@@ -58,14 +63,14 @@ if command -v compute-sanitizer >/dev/null; then
   { compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_mma_gpu" &&
     compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_sort_gpu" &&
     compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_deposit_gpu"; } \
-    >"$OUT/sanitizer.txt" 2>&1
+    >>"$OUT/test.log" 2>&1
   rc=$?
-  tail -5 "$OUT/sanitizer.txt"
+  grep -E "ERROR SUMMARY" "$OUT/test.log" | tail -3
   [ $rc -eq 0 ] || { echo "compute-sanitizer: exit $rc"; status=1; }
 fi
 
 step "summary"
-printf '%-22s %s\n' "gpu" "$(tail -1 "$OUT/gpu.txt")"
+printf '%-22s %s\n' "gpu" "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 printf '%-22s %s\n' "tests" "$(grep -E '^(Ok|Fail|Skipped):' "$OUT/test.log" | tr -s ' ' | paste -sd' ')"
 grep -E '^(PASSED|FAILED)' "$OUT/check.txt"
 cat "$OUT/bench.txt"
