@@ -2,6 +2,8 @@
  *   partile info                 backends, devices, tile shapes
  *   partile check [options]      tile conformance against the reference
  *   partile sort [options]       sort particles of a .npy file by cell
+ *   partile deposit [options]    particle values onto grid points (.npy in and out)
+ *   partile gather [options]     grid values at the particles (.npy in and out)
  *   partile version
  * Exit status: 0 success, 1 a check failed or an operation failed, 2 usage
  * error, 77 (with --skip-unavailable) the asked-for backend cannot run here. */
@@ -43,6 +45,27 @@ static void usage(FILE *f)
             "      --positions P.npy      (Np, d) float64 or float32, C order; (Np,) if d = 1\n"
             "      --out DIR              writes DIR/perm.npy, DIR/offsets.npy (cells + 1),\n"
             "                             DIR/cell.npy, all int64; DIR is created if missing\n"
+            "  deposit [options]          particle values onto grid points: field += sum W v\n"
+            "      --backend, --device, --cells, --lower, --upper, --periodic, --positions\n"
+            "                             the grid and particles, as for sort\n"
+            "      --shape NAME           ngp, cic, tsc or overlap\n"
+            "      --centering NAME       node (points at lower + i*h, default) or cell (centres)\n"
+            "      --sizes D.npy          (Np,) float64 cube widths, 0 < d <= spacing: required\n"
+            "                             for overlap, refused for the other shapes\n"
+            "      --values V.npy         (Np, m) float64, m = 1 to 16 components; or (Np,)\n"
+            "      --grid G.npy           initial field, (points, m) float64 (default zeros)\n"
+            "      --sorted               sort by cell first (partile_sort, partile_permute) and\n"
+            "                             deposit with the cell list: bitwise on every backend\n"
+            "      --out OUT.npy          the field, (points, m) float64; (points,) if V is 1-D\n"
+            "  gather [options]           grid values at the particles: v = sum W field\n"
+            "      grid and particle options, --shape, --centering, --sizes as for deposit\n"
+            "      --grid G.npy           the field, (points, m) float64, m = 1 to 16; or (points,)\n"
+            "      --out OUT.npy          (Np, m) float64; (Np,) if G is 1-D\n"
+            "    Field points (rows of G and OUT), per axis: periodic: one per cell, i = 0 ..\n"
+            "    cells-1; non-periodic: one ghost layer on each side, i = -1 .. cells+1 for node\n"
+            "    (cells + 3 points), -1 .. cells for cell (cells + 2), stored at i + 1. Row\n"
+            "    g = a + Px*(b + Py*c), x fastest ((a, b, c) the stored indices, Px, Py the\n"
+            "    points per axis); see include/partile/deposit.h.\n"
             "  version                    print the library version\n");
 }
 
@@ -270,12 +293,13 @@ static int cmd_check(int argc, char **argv)
     return failures ? 1 : 0;
 }
 
-/* ---- partile sort ------------------------------------------------------- */
+/* ---- options and inputs shared by sort, deposit and gather ------------- */
 
-static int sort_error(const char *what, int status)
+/* "partile CMD: WHAT: status: detail" for a library error; returns 1. */
+static int cmd_error(const char *cmd, const char *what, int status)
 {
     const char *detail = partile_last_error_detail();
-    fprintf(stderr, "partile sort: %s: %s%s%s\n", what, partile_status_string(status),
+    fprintf(stderr, "partile %s: %s: %s%s%s\n", cmd, what, partile_status_string(status),
             detail[0] ? ": " : "", detail);
     return 1;
 }
@@ -310,12 +334,208 @@ static int parse_list(const char *s, int integers, double *dval, int64_t *ival)
     }
 }
 
+/* The grid and particle options every particle command takes. */
+typedef struct grid_opts {
+    const char *backend, *positions;
+    const char *cells_arg, *lower_arg, *upper_arg;
+    int device, periodic;
+} grid_opts;
+
+static void grid_opts_init(grid_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->backend = "auto";
+}
+
+/* If argv[*i] is one of --backend, --device, --cells, --lower, --upper,
+ * --periodic, --positions (with its value where it takes one), consumes it
+ * (advancing *i past a value) and returns 1; returns 0 if it is not one of
+ * them, -1 after a message if its value is bad (a usage error). */
+static int parse_grid_option(const char *cmd, grid_opts *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--periodic")) {
+        o->periodic = 1;
+        return 1;
+    }
+    if (*i + 1 >= argc)
+        return 0;
+    const char *v = argv[*i + 1];
+    if (!strcmp(a, "--backend"))
+        o->backend = v;
+    else if (!strcmp(a, "--device")) {
+        char *end;
+        long d = strtol(v, &end, 10);
+        if (*end || v[0] == '\0' || d < 0 || d > 1024) {
+            fprintf(stderr, "partile %s: --device needs an index, got \"%s\"\n", cmd, v);
+            return -1;
+        }
+        o->device = (int)d;
+    } else if (!strcmp(a, "--cells"))
+        o->cells_arg = v;
+    else if (!strcmp(a, "--lower"))
+        o->lower_arg = v;
+    else if (!strcmp(a, "--upper"))
+        o->upper_arg = v;
+    else if (!strcmp(a, "--positions"))
+        o->positions = v;
+    else
+        return 0;
+    (*i)++;
+    return 1;
+}
+
+/* The grid from --cells, --lower, --upper, --periodic; 0, or -1 after a
+ * message (a usage error). */
+static int build_grid(const char *cmd, const grid_opts *o, partile_grid_t *grid)
+{
+    memset(grid, 0, sizeof *grid);
+    int64_t cells[3] = { 0 };
+    double lower[3] = { 0, 0, 0 }, upper[3];
+    int dim = parse_list(o->cells_arg, 1, NULL, cells);
+    if (dim < 1) {
+        fprintf(stderr, "partile %s: --cells needs 1 to 3 comma-separated integers, got \"%s\"\n",
+                cmd, o->cells_arg);
+        return -1;
+    }
+    for (int m = 0; m < dim; m++)
+        if (cells[m] < 1) {
+            fprintf(stderr, "partile %s: --cells: axis %d has %" PRId64 " cells, needs >= 1\n",
+                    cmd, m, cells[m]);
+            return -1;
+        }
+    if (o->lower_arg && parse_list(o->lower_arg, 0, lower, NULL) != dim) {
+        fprintf(stderr, "partile %s: --lower needs %d finite number(s) (one per --cells "
+                        "entry), got \"%s\"\n", cmd, dim, o->lower_arg);
+        return -1;
+    }
+    for (int m = 0; m < dim; m++)
+        upper[m] = lower[m] + (double)cells[m];
+    if (o->upper_arg && parse_list(o->upper_arg, 0, upper, NULL) != dim) {
+        fprintf(stderr, "partile %s: --upper needs %d finite number(s) (one per --cells "
+                        "entry), got \"%s\"\n", cmd, dim, o->upper_arg);
+        return -1;
+    }
+    grid->dim = dim;
+    for (int m = 0; m < dim; m++) {
+        double h = (upper[m] - lower[m]) / (double)cells[m];
+        if (!isfinite(h) || !(h > 0.0)) {
+            fprintf(stderr, "partile %s: axis %d: lower %g, upper %g and %" PRId64 " cells "
+                            "give spacing %g; it must be finite and > 0\n",
+                    cmd, m, lower[m], upper[m], cells[m], h);
+            return -1;
+        }
+        grid->cells[m] = cells[m];
+        grid->lower[m] = lower[m];
+        grid->spacing[m] = h;
+        grid->periodic[m] = o->periodic;
+    }
+    return 0;
+}
+
+/* Positions read from a .npy file, split per axis (SoA) on the host. */
+typedef struct host_positions {
+    size_t n, esize;
+    npy_dtype_t npy_type;
+    partile_dtype_t type;
+    void *axis[3]; /* at least one element each, so that n = 0 passes no NULL */
+} host_positions;
+
+static void host_positions_free(host_positions *p)
+{
+    for (int m = 0; m < 3; m++)
+        free(p->axis[m]);
+    memset(p, 0, sizeof *p);
+}
+
+/* Reads path: (Np, dim) float64 or float32, or (Np,) if dim = 1. 0, or -1
+ * after a message (a data error). */
+static int load_positions(const char *cmd, const char *path, int dim, host_positions *p)
+{
+    memset(p, 0, sizeof *p);
+    npy_array_t pos;
+    char err[NPY_ERR_SIZE];
+    if (npy_read(path, &pos, err) < 0) {
+        fprintf(stderr, "partile %s: %s: %s\n", cmd, path, err);
+        return -1;
+    }
+    int rc = -1;
+    if (pos.dtype != NPY_DTYPE_F8 && pos.dtype != NPY_DTYPE_F4) {
+        fprintf(stderr, "partile %s: %s: positions must be float64 or float32, not %s\n", cmd,
+                path, npy_dtype_name(pos.dtype));
+        goto done;
+    }
+    if ((pos.ndim == 2 && pos.shape[1] != dim) || (pos.ndim == 1 && dim != 1)) {
+        if (pos.ndim == 2)
+            fprintf(stderr, "partile %s: %s: positions have shape (%" PRId64 ", %" PRId64 "), "
+                            "need (Np, %d) for the %d --cells axes\n",
+                    cmd, path, pos.shape[0], pos.shape[1], dim, dim);
+        else
+            fprintf(stderr, "partile %s: %s: positions have shape (%" PRId64 ",), need "
+                            "(Np, %d) for the %d --cells axes\n",
+                    cmd, path, pos.shape[0], dim, dim);
+        goto done;
+    }
+    p->n = (size_t)pos.shape[0];
+    p->npy_type = pos.dtype;
+    p->esize = npy_dtype_size(pos.dtype);
+    p->type = pos.dtype == NPY_DTYPE_F8 ? PARTILE_DTYPE_FLOAT64 : PARTILE_DTYPE_FLOAT32;
+    if (p->n > SIZE_MAX / 64) {
+        fprintf(stderr, "partile %s: %s: %zu particles: sizes overflow\n", cmd, path, p->n);
+        goto done;
+    }
+    /* AoS (Np, d) -> SoA, one array per axis. */
+    const unsigned char *src = pos.data;
+    size_t n = p->n, esize = p->esize;
+    for (int m = 0; m < dim; m++) {
+        p->axis[m] = malloc((n ? n : 1) * esize);
+        if (!p->axis[m]) {
+            fprintf(stderr, "partile %s: out of host memory\n", cmd);
+            goto done;
+        }
+        for (size_t q = 0; q < n; q++)
+            memcpy((unsigned char *)p->axis[m] + q * esize,
+                   src + (q * (size_t)dim + (size_t)m) * esize, esize);
+    }
+    rc = 0;
+done:
+    if (rc < 0)
+        host_positions_free(p);
+    npy_array_free(&pos);
+    return rc;
+}
+
+/* Context memory of bytes (> 0), filled from host (when not NULL). */
+static int device_copy_of(partile_context_t *ctx, const void *host, size_t bytes, void **dev)
+{
+    int st = partile_malloc(ctx, bytes, dev);
+    if (st >= 0 && host)
+        st = partile_memcpy(ctx, *dev, host, bytes, PARTILE_COPY_HOST_TO_DEVICE);
+    return st;
+}
+
+/* The context for --backend / --device; NULL after a message. */
+static partile_context_t *open_context(const char *cmd, const grid_opts *o)
+{
+    partile_context_t *ctx = NULL;
+    int st = partile_context_create(o->backend, o->device, &ctx);
+    if (st < 0) {
+        char what[128];
+        snprintf(what, sizeof what, "backend \"%s\"", o->backend);
+        cmd_error(cmd, what, st);
+        return NULL;
+    }
+    return ctx;
+}
+
 static double now_s(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
+
+/* ---- partile sort ------------------------------------------------------- */
 
 /* Creates dir if missing (one level); an existing directory is fine. */
 static int make_dir(const char *dir)
@@ -342,33 +562,17 @@ static char *join_path(const char *dir, const char *name)
 
 static int cmd_sort(int argc, char **argv)
 {
-    const char *backend = "auto", *positions = NULL, *out = NULL;
-    const char *cells_arg = NULL, *lower_arg = NULL, *upper_arg = NULL;
-    int device = 0, periodic = 0;
+    grid_opts go;
+    grid_opts_init(&go);
+    const char *out = NULL;
     for (int i = 0; i < argc; i++) {
+        int r = parse_grid_option("sort", &go, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
         const char *a = argv[i];
-        int has_value = i + 1 < argc;
-        if (!strcmp(a, "--backend") && has_value)
-            backend = argv[++i];
-        else if (!strcmp(a, "--device") && has_value) {
-            char *end;
-            long d = strtol(argv[++i], &end, 10);
-            if (*end || argv[i][0] == '\0' || d < 0 || d > 1024) {
-                fprintf(stderr, "partile sort: --device needs an index, got \"%s\"\n", argv[i]);
-                return 2;
-            }
-            device = (int)d;
-        } else if (!strcmp(a, "--cells") && has_value)
-            cells_arg = argv[++i];
-        else if (!strcmp(a, "--lower") && has_value)
-            lower_arg = argv[++i];
-        else if (!strcmp(a, "--upper") && has_value)
-            upper_arg = argv[++i];
-        else if (!strcmp(a, "--periodic"))
-            periodic = 1;
-        else if (!strcmp(a, "--positions") && has_value)
-            positions = argv[++i];
-        else if (!strcmp(a, "--out") && has_value)
+        if (!strcmp(a, "--out") && i + 1 < argc)
             out = argv[++i];
         else {
             fprintf(stderr, "partile sort: unknown or incomplete option \"%s\"\n", a);
@@ -376,7 +580,7 @@ static int cmd_sort(int argc, char **argv)
             return 2;
         }
     }
-    if (!cells_arg || !positions || !out) {
+    if (!go.cells_arg || !go.positions || !out) {
         fprintf(stderr, "partile sort: --cells, --positions and --out are required\n");
         usage(stderr);
         return 2;
@@ -385,120 +589,42 @@ static int cmd_sort(int argc, char **argv)
         fprintf(stderr, "partile sort: --out needs a directory name\n");
         return 2;
     }
-
-    /* The grid. */
     partile_grid_t grid;
-    memset(&grid, 0, sizeof grid);
-    int64_t cells[3] = { 0 };
-    double lower[3] = { 0, 0, 0 }, upper[3];
-    int dim = parse_list(cells_arg, 1, NULL, cells);
-    if (dim < 1) {
-        fprintf(stderr, "partile sort: --cells needs 1 to 3 comma-separated integers, got \"%s\"\n",
-                cells_arg);
+    if (build_grid("sort", &go, &grid) < 0)
         return 2;
-    }
-    for (int m = 0; m < dim; m++)
-        if (cells[m] < 1) {
-            fprintf(stderr, "partile sort: --cells: axis %d has %" PRId64 " cells, needs >= 1\n",
-                    m, cells[m]);
-            return 2;
-        }
-    if (lower_arg && parse_list(lower_arg, 0, lower, NULL) != dim) {
-        fprintf(stderr, "partile sort: --lower needs %d finite number(s) (one per --cells "
-                        "entry), got \"%s\"\n", dim, lower_arg);
-        return 2;
-    }
-    for (int m = 0; m < dim; m++)
-        upper[m] = lower[m] + (double)cells[m];
-    if (upper_arg && parse_list(upper_arg, 0, upper, NULL) != dim) {
-        fprintf(stderr, "partile sort: --upper needs %d finite number(s) (one per --cells "
-                        "entry), got \"%s\"\n", dim, upper_arg);
-        return 2;
-    }
-    grid.dim = dim;
-    for (int m = 0; m < dim; m++) {
-        double h = (upper[m] - lower[m]) / (double)cells[m];
-        if (!isfinite(h) || !(h > 0.0)) {
-            fprintf(stderr, "partile sort: axis %d: lower %g, upper %g and %" PRId64 " cells "
-                            "give spacing %g; it must be finite and > 0\n",
-                    m, lower[m], upper[m], cells[m], h);
-            return 2;
-        }
-        grid.cells[m] = cells[m];
-        grid.lower[m] = lower[m];
-        grid.spacing[m] = h;
-        grid.periodic[m] = periodic;
-    }
+    const int dim = grid.dim;
+    const char *positions = go.positions;
 
-    /* The positions. */
-    npy_array_t pos;
-    char err[NPY_ERR_SIZE];
-    if (npy_read(positions, &pos, err) < 0) {
-        fprintf(stderr, "partile sort: %s: %s\n", positions, err);
+    host_positions hp;
+    if (load_positions("sort", positions, dim, &hp) < 0)
         return 1;
-    }
     int rc = 1;
     partile_context_t *ctx = NULL;
-    void *host_axis[3] = { NULL, NULL, NULL }, *dev_axis[3] = { NULL, NULL, NULL };
+    void *dev_axis[3] = { NULL, NULL, NULL };
     int64_t *offsets = NULL, *perm = NULL, *cell = NULL;
     int64_t *d_offsets = NULL, *d_perm = NULL, *d_cell = NULL;
     char *paths[3] = { NULL, NULL, NULL };
+    char err[NPY_ERR_SIZE];
     int written = 0;
+    size_t n = hp.n;
 
-    if (pos.dtype != NPY_DTYPE_F8 && pos.dtype != NPY_DTYPE_F4) {
-        fprintf(stderr, "partile sort: %s: positions must be float64 or float32, not %s\n",
-                positions, npy_dtype_name(pos.dtype));
+    if (!(ctx = open_context("sort", &go)))
         goto done;
-    }
-    if ((pos.ndim == 2 && pos.shape[1] != dim) || (pos.ndim == 1 && dim != 1)) {
-        if (pos.ndim == 2)
-            fprintf(stderr, "partile sort: %s: positions have shape (%" PRId64 ", %" PRId64 "), "
-                            "need (Np, %d) for the %d --cells axes\n",
-                    positions, pos.shape[0], pos.shape[1], dim, dim);
-        else
-            fprintf(stderr, "partile sort: %s: positions have shape (%" PRId64 ",), need "
-                            "(Np, %d) for the %d --cells axes\n",
-                    positions, pos.shape[0], dim, dim);
-        goto done;
-    }
-    size_t n = (size_t)pos.shape[0];
-    size_t esize = npy_dtype_size(pos.dtype);
-    partile_dtype_t ptype = pos.dtype == NPY_DTYPE_F8 ? PARTILE_DTYPE_FLOAT64 : PARTILE_DTYPE_FLOAT32;
-
-    int st = partile_context_create(backend, device, &ctx);
-    if (st < 0) {
-        char what[128];
-        snprintf(what, sizeof what, "backend \"%s\"", backend);
-        sort_error(what, st);
-        goto done;
-    }
     int64_t ncells = 0;
-    st = partile_grid_cell_count(&grid, &ncells);
+    int st = partile_grid_cell_count(&grid, &ncells);
     if (st < 0) {
-        sort_error("grid", st);
+        cmd_error("sort", "grid", st);
         goto done;
     }
-    if (n > SIZE_MAX / 8 || (uint64_t)ncells >= SIZE_MAX / 8) {
+    if ((uint64_t)ncells >= SIZE_MAX / 8) {
         fprintf(stderr, "partile sort: %zu particles, %" PRId64 " cells: sizes overflow\n", n,
                 ncells);
         goto done;
     }
     /* Context memory: at least one element each, so that n = 0 passes no NULL. */
-    size_t axis_bytes = (n ? n : 1) * esize, idx_bytes = (n ? n : 1) * sizeof(int64_t);
+    size_t axis_bytes = (n ? n : 1) * hp.esize, idx_bytes = (n ? n : 1) * sizeof(int64_t);
     size_t off_bytes = ((size_t)ncells + 1) * sizeof(int64_t);
 
-    /* AoS (Np, d) -> SoA, one array per axis. */
-    const unsigned char *src = pos.data;
-    for (int m = 0; m < dim; m++) {
-        host_axis[m] = malloc(axis_bytes);
-        if (!host_axis[m]) {
-            fprintf(stderr, "partile sort: out of host memory\n");
-            goto done;
-        }
-        for (size_t p = 0; p < n; p++)
-            memcpy((unsigned char *)host_axis[m] + p * esize,
-                   src + (p * (size_t)dim + (size_t)m) * esize, esize);
-    }
     offsets = malloc(off_bytes);
     perm = malloc(idx_bytes);
     cell = malloc(idx_bytes);
@@ -506,24 +632,21 @@ static int cmd_sort(int argc, char **argv)
         fprintf(stderr, "partile sort: out of host memory (%" PRId64 " cells)\n", ncells);
         goto done;
     }
-    for (int m = 0; m < dim; m++) {
-        if ((st = partile_malloc(ctx, axis_bytes, &dev_axis[m])) < 0 ||
-            (st = partile_memcpy(ctx, dev_axis[m], host_axis[m], axis_bytes,
-                                 PARTILE_COPY_HOST_TO_DEVICE)) < 0) {
-            sort_error("copying positions to the device", st);
+    for (int m = 0; m < dim; m++)
+        if ((st = device_copy_of(ctx, hp.axis[m], axis_bytes, &dev_axis[m])) < 0) {
+            cmd_error("sort", "copying positions to the device", st);
             goto done;
         }
-    }
     if ((st = partile_malloc(ctx, off_bytes, (void **)&d_offsets)) < 0 ||
         (st = partile_malloc(ctx, idx_bytes, (void **)&d_perm)) < 0 ||
         (st = partile_malloc(ctx, idx_bytes, (void **)&d_cell)) < 0) {
-        sort_error("allocating the outputs", st);
+        cmd_error("sort", "allocating the outputs", st);
         goto done;
     }
 
     partile_vectors_t vec;
     memset(&vec, 0, sizeof vec);
-    vec.type = ptype;
+    vec.type = hp.type;
     for (int m = 0; m < dim; m++)
         vec.axis[m] = dev_axis[m];
     int64_t bad = -1;
@@ -535,13 +658,13 @@ static int cmd_sort(int argc, char **argv)
     if (st < 0) {
         char what[4200];
         snprintf(what, sizeof what, "sorting %s", positions);
-        sort_error(what, st);
+        cmd_error("sort", what, st);
         goto done;
     }
     if ((st = partile_memcpy(ctx, offsets, d_offsets, off_bytes, PARTILE_COPY_DEVICE_TO_HOST)) < 0 ||
         (st = partile_memcpy(ctx, perm, d_perm, idx_bytes, PARTILE_COPY_DEVICE_TO_HOST)) < 0 ||
         (st = partile_memcpy(ctx, cell, d_cell, idx_bytes, PARTILE_COPY_DEVICE_TO_HOST)) < 0) {
-        sort_error("copying results from the device", st);
+        cmd_error("sort", "copying results from the device", st);
         goto done;
     }
 
@@ -565,10 +688,10 @@ static int cmd_sort(int argc, char **argv)
     }
     printf("partile sort: %zu particles, %" PRId64 " cells (", n, ncells);
     for (int m = 0; m < dim; m++)
-        printf("%s%" PRId64, m ? "x" : "", cells[m]);
+        printf("%s%" PRId64, m ? "x" : "", grid.cells[m]);
     printf("%s), backend %s, %s positions, %.3f ms; wrote %s/{perm,offsets,cell}.npy\n",
-           periodic ? ", periodic" : "", partile_context_backend(ctx),
-           npy_dtype_name(pos.dtype), elapsed_ms, out);
+           go.periodic ? ", periodic" : "", partile_context_backend(ctx),
+           npy_dtype_name(hp.npy_type), elapsed_ms, out);
     rc = 0;
 done:
     if (rc != 0)
@@ -584,12 +707,397 @@ done:
         partile_free(ctx, d_cell);
         partile_context_destroy(ctx);
     }
-    for (int m = 0; m < 3; m++)
-        free(host_axis[m]);
     free(offsets);
     free(perm);
     free(cell);
-    npy_array_free(&pos);
+    host_positions_free(&hp);
+    return rc;
+}
+
+/* ---- partile deposit, partile gather ------------------------------------ */
+
+static const char *const shape_names[] = { "ngp", "cic", "tsc", "overlap" };
+
+/* "7x6 = 42 node points; non-periodic axes: cells + 3, one ghost layer on each side" */
+static void describe_field(const partile_grid_t *g, partile_centering_t c, const int64_t pts[3],
+                           int64_t total, char *buf, size_t size)
+{
+    int k = snprintf(buf, size, "%" PRId64, pts[0]);
+    for (int m = 1; m < g->dim && k > 0 && (size_t)k < size; m++)
+        k += snprintf(buf + k, size - (size_t)k, "x%" PRId64, pts[m]);
+    if (k < 0 || (size_t)k >= size)
+        return;
+    if (g->periodic[0])
+        snprintf(buf + k, size - (size_t)k, " = %" PRId64 " %s points; periodic: one per cell",
+                 total, c == PARTILE_CENTERING_NODE ? "node" : "cell-centre");
+    else
+        snprintf(buf + k, size - (size_t)k, " = %" PRId64 " %s points; non-periodic: cells + %d "
+                 "per axis, one ghost layer on each side", total,
+                 c == PARTILE_CENTERING_NODE ? "node" : "cell-centre",
+                 c == PARTILE_CENTERING_NODE ? 3 : 2);
+}
+
+/* A float64 .npy file; 0, or -1 after a message. */
+static int read_f64(const char *cmd, const char *path, const char *what, npy_array_t *a)
+{
+    char err[NPY_ERR_SIZE];
+    if (npy_read(path, a, err) < 0) {
+        fprintf(stderr, "partile %s: %s: %s\n", cmd, path, err);
+        return -1;
+    }
+    if (a->dtype != NPY_DTYPE_F8) {
+        fprintf(stderr, "partile %s: %s: %s must be float64, not %s\n", cmd, path, what,
+                npy_dtype_name(a->dtype));
+        npy_array_free(a);
+        return -1;
+    }
+    return 0;
+}
+
+/* deposit (is_deposit = 1) or gather (0). */
+static int cmd_transfer(int argc, char **argv, int is_deposit)
+{
+    const char *cmd = is_deposit ? "deposit" : "gather";
+    grid_opts go;
+    grid_opts_init(&go);
+    const char *shape_arg = NULL, *centering_arg = "node", *sizes_path = NULL;
+    const char *values_path = NULL, *grid_path = NULL, *out = NULL;
+    int sorted = 0;
+    for (int i = 0; i < argc; i++) {
+        int r = parse_grid_option(cmd, &go, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+        if (!strcmp(a, "--shape") && has_value)
+            shape_arg = argv[++i];
+        else if (!strcmp(a, "--centering") && has_value)
+            centering_arg = argv[++i];
+        else if (!strcmp(a, "--sizes") && has_value)
+            sizes_path = argv[++i];
+        else if (!strcmp(a, "--grid") && has_value)
+            grid_path = argv[++i];
+        else if (!strcmp(a, "--out") && has_value)
+            out = argv[++i];
+        else if (is_deposit && !strcmp(a, "--values") && has_value)
+            values_path = argv[++i];
+        else if (is_deposit && !strcmp(a, "--sorted"))
+            sorted = 1;
+        else {
+            fprintf(stderr, "partile %s: unknown or incomplete option \"%s\"\n", cmd, a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    {
+        const char *need[5] = { go.cells_arg, go.positions, shape_arg,
+                                is_deposit ? values_path : grid_path, out };
+        const char *names[5] = { "--cells", "--positions", "--shape",
+                                 is_deposit ? "--values" : "--grid", "--out" };
+        char missing[128] = "";
+        for (int k = 0; k < 5; k++)
+            if (!need[k]) {
+                strcat(missing, missing[0] ? ", " : "");
+                strcat(missing, names[k]);
+            }
+        if (missing[0]) {
+            fprintf(stderr, "partile %s: missing %s (required: --cells, --positions, --shape, "
+                            "%s, --out)\n", cmd, missing, names[3]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (out[0] == '\0') {
+        fprintf(stderr, "partile %s: --out needs a file name\n", cmd);
+        return 2;
+    }
+    partile_shape_t shape = PARTILE_SHAPE_NGP;
+    int shape_ok = 0;
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(shape_arg, shape_names[k])) {
+            shape = (partile_shape_t)k;
+            shape_ok = 1;
+        }
+    if (!shape_ok) {
+        fprintf(stderr, "partile %s: --shape needs ngp, cic, tsc or overlap, got \"%s\"\n", cmd,
+                shape_arg);
+        return 2;
+    }
+    partile_centering_t centering;
+    if (!strcmp(centering_arg, "node"))
+        centering = PARTILE_CENTERING_NODE;
+    else if (!strcmp(centering_arg, "cell"))
+        centering = PARTILE_CENTERING_CELL;
+    else {
+        fprintf(stderr, "partile %s: --centering needs node or cell, got \"%s\"\n", cmd,
+                centering_arg);
+        return 2;
+    }
+    if (shape == PARTILE_SHAPE_OVERLAP && !sizes_path) {
+        fprintf(stderr, "partile %s: --shape overlap needs --sizes D.npy (the width of each "
+                        "particle's cube)\n", cmd);
+        return 2;
+    }
+    if (shape != PARTILE_SHAPE_OVERLAP && sizes_path) {
+        fprintf(stderr, "partile %s: --sizes is only for --shape overlap (the shape is %s)\n",
+                cmd, shape_arg);
+        return 2;
+    }
+    partile_grid_t grid;
+    if (build_grid(cmd, &go, &grid) < 0)
+        return 2;
+    const int dim = grid.dim;
+    int64_t points[3], total = 0;
+    int st = partile_field_shape(&grid, centering, points, &total);
+    if (st < 0)
+        return cmd_error(cmd, "grid", st);
+    char field_desc[256];
+    describe_field(&grid, centering, points, total, field_desc, sizeof field_desc);
+    if ((uint64_t)total > SIZE_MAX / (8 * PARTILE_MAX_COMPONENTS)) {
+        fprintf(stderr, "partile %s: the field has %" PRId64 " points: sizes overflow\n", cmd,
+                total);
+        return 1;
+    }
+
+    /* The inputs. */
+    host_positions hp;
+    if (load_positions(cmd, go.positions, dim, &hp) < 0)
+        return 1;
+    const size_t n = hp.n;
+    int rc = 1;
+    npy_array_t vals = { 0 }, gfile = { 0 }, sizes = { 0 };
+    partile_context_t *ctx = NULL;
+    void *d_axis[3] = { NULL, NULL, NULL };
+    double *d_sizes = NULL, *d_values = NULL, *d_field = NULL, *d_split = NULL;
+    int64_t *d_offsets = NULL, *d_perm = NULL;
+    double *h_field = NULL, *h_values = NULL, *h_split = NULL;
+    int m = 1, out_1d = 0;
+
+    if (is_deposit) {
+        if (read_f64(cmd, values_path, "values", &vals) < 0)
+            goto done;
+        m = vals.ndim == 1 ? 1 : (int)(vals.shape[1] < 1000 ? vals.shape[1] : 1000);
+        out_1d = vals.ndim == 1;
+        if ((size_t)vals.shape[0] != n) {
+            fprintf(stderr, "partile %s: %s: values have %" PRId64 " rows, %s has %zu "
+                            "particles\n", cmd, values_path, vals.shape[0], go.positions, n);
+            goto done;
+        }
+        if (m < 1 || m > PARTILE_MAX_COMPONENTS) {
+            fprintf(stderr, "partile %s: %s: values have %" PRId64 " columns, need 1 to %d "
+                            "components\n", cmd, values_path, vals.shape[1],
+                    PARTILE_MAX_COMPONENTS);
+            goto done;
+        }
+    }
+    if (grid_path) {
+        if (read_f64(cmd, grid_path, "the grid", &gfile) < 0)
+            goto done;
+        if (gfile.shape[0] != total) {
+            fprintf(stderr, "partile %s: %s: grid has %" PRId64 " rows, the field needs %" PRId64
+                            " points (%s)\n", cmd, grid_path, gfile.shape[0], total, field_desc);
+            goto done;
+        }
+        int64_t cols = gfile.ndim == 1 ? 1 : gfile.shape[1];
+        if (is_deposit && cols != m) {
+            fprintf(stderr, "partile %s: %s: grid has %" PRId64 " columns, the values %d "
+                            "component(s)\n", cmd, grid_path, cols, m);
+            goto done;
+        }
+        if (!is_deposit) {
+            if (cols < 1 || cols > PARTILE_MAX_COMPONENTS) {
+                fprintf(stderr, "partile %s: %s: grid has %" PRId64 " columns, need 1 to %d "
+                                "components\n", cmd, grid_path, cols, PARTILE_MAX_COMPONENTS);
+                goto done;
+            }
+            m = (int)cols;
+            out_1d = gfile.ndim == 1;
+        }
+    }
+    if (sizes_path) {
+        if (read_f64(cmd, sizes_path, "sizes", &sizes) < 0)
+            goto done;
+        if (sizes.ndim != 1 || (size_t)sizes.shape[0] != n) {
+            if (sizes.ndim == 1)
+                fprintf(stderr, "partile %s: %s: sizes have shape (%" PRId64 ",), need (%zu,): "
+                                "one per particle\n", cmd, sizes_path, sizes.shape[0], n);
+            else
+                fprintf(stderr, "partile %s: %s: sizes have shape (%" PRId64 ", %" PRId64 "), "
+                                "need (%zu,): one per particle\n",
+                        cmd, sizes_path, sizes.shape[0], sizes.shape[1], n);
+            goto done;
+        }
+    }
+
+    /* Host buffers; context memory holds at least one element each. */
+    const size_t nn = n ? n : 1, mm = (size_t)m;
+    const size_t field_bytes = (size_t)total * mm * sizeof(double);
+    const size_t values_bytes = nn * mm * sizeof(double);
+    h_field = malloc(field_bytes);
+    h_values = malloc(values_bytes);
+    if (!h_field || !h_values) {
+        fprintf(stderr, "partile %s: out of host memory\n", cmd);
+        goto done;
+    }
+    if (gfile.count)
+        memcpy(h_field, gfile.data, field_bytes);
+    else
+        memset(h_field, 0, field_bytes); /* deposit without --grid: zeros */
+
+    if (!(ctx = open_context(cmd, &go)))
+        goto done;
+    for (int a = 0; a < dim; a++)
+        if ((st = device_copy_of(ctx, hp.axis[a], nn * hp.esize, &d_axis[a])) < 0) {
+            cmd_error(cmd, "copying positions to the device", st);
+            goto done;
+        }
+    if ((st = device_copy_of(ctx, h_field, field_bytes, (void **)&d_field)) < 0 ||
+        (st = device_copy_of(ctx, is_deposit && n ? vals.data : NULL, values_bytes,
+                             (void **)&d_values)) < 0 ||
+        (sizes_path && (st = device_copy_of(ctx, n ? sizes.data : NULL, nn * sizeof(double),
+                                            (void **)&d_sizes)) < 0)) {
+        cmd_error(cmd, "copying the inputs to the device", st);
+        goto done;
+    }
+    partile_vectors_t vec;
+    memset(&vec, 0, sizeof vec);
+    vec.type = hp.type;
+    for (int a = 0; a < dim; a++)
+        vec.axis[a] = d_axis[a];
+    partile_transfer_t t;
+    memset(&t, 0, sizeof t);
+    t.grid = &grid;
+    t.shape = shape;
+    t.centering = centering;
+    t.components = m;
+    t.sizes = d_sizes;
+
+    int64_t bad = -1;
+    double t0 = now_s();
+    if (sorted) {
+        /* Sort by cell, reorder positions, sizes and each value component
+         * (SoA: partile_permute takes arrays of n elements), then deposit
+         * with the cell list. */
+        int64_t ncells = 0;
+        if ((st = partile_grid_cell_count(&grid, &ncells)) < 0) {
+            cmd_error(cmd, "grid", st);
+            goto done;
+        }
+        h_split = malloc(values_bytes);
+        if (!h_split) {
+            fprintf(stderr, "partile %s: out of host memory\n", cmd);
+            goto done;
+        }
+        const double *v = vals.data;
+        for (size_t p = 0; p < n; p++)
+            for (size_t k = 0; k < mm; k++)
+                h_split[k * n + p] = v[p * mm + k];
+        if ((st = device_copy_of(ctx, h_split, values_bytes, (void **)&d_split)) < 0 ||
+            (st = partile_malloc(ctx, ((size_t)ncells + 1) * sizeof(int64_t),
+                                 (void **)&d_offsets)) < 0 ||
+            (st = partile_malloc(ctx, nn * sizeof(int64_t), (void **)&d_perm)) < 0) {
+            cmd_error(cmd, "allocating the cell list", st);
+            goto done;
+        }
+        st = partile_sort(ctx, &grid, n, &vec, d_offsets, d_perm, NULL, &bad);
+        if (st < 0) {
+            char what[4200];
+            snprintf(what, sizeof what, "sorting %s", go.positions);
+            cmd_error(cmd, what, st);
+            goto done;
+        }
+        partile_array_t arrays[3 + 1 + PARTILE_MAX_COMPONENTS];
+        int count = 0;
+        for (int a = 0; a < dim; a++)
+            arrays[count++] = (partile_array_t){ d_axis[a], hp.type };
+        if (d_sizes)
+            arrays[count++] = (partile_array_t){ d_sizes, PARTILE_DTYPE_FLOAT64 };
+        for (size_t k = 0; k < mm; k++)
+            arrays[count++] = (partile_array_t){ d_split + k * n, PARTILE_DTYPE_FLOAT64 };
+        if ((st = partile_permute(ctx, n, d_perm, count, arrays, NULL, 0)) < 0 ||
+            (st = partile_memcpy(ctx, h_split, d_split, values_bytes,
+                                 PARTILE_COPY_DEVICE_TO_HOST)) < 0) {
+            cmd_error(cmd, "reordering the particles", st);
+            goto done;
+        }
+        for (size_t p = 0; p < n; p++)
+            for (size_t k = 0; k < mm; k++)
+                h_values[p * mm + k] = h_split[k * n + p];
+        if ((st = partile_memcpy(ctx, d_values, h_values, values_bytes,
+                                 PARTILE_COPY_HOST_TO_DEVICE)) < 0) {
+            cmd_error(cmd, "copying the sorted values to the device", st);
+            goto done;
+        }
+    }
+    if (is_deposit)
+        st = partile_deposit(ctx, &t, n, &vec, d_values, sorted ? d_offsets : NULL, d_field,
+                             &bad);
+    else
+        st = partile_gather(ctx, &t, n, &vec, d_field, d_values, &bad);
+    if (st == 0)
+        st = partile_context_synchronize(ctx);
+    double elapsed_ms = (now_s() - t0) * 1e3;
+    if (st < 0) {
+        cmd_error(cmd, go.positions, st);
+        int64_t orig;
+        if (sorted && bad >= 0 && (size_t)bad < n &&
+            partile_memcpy(ctx, &orig, d_perm + bad, sizeof orig,
+                           PARTILE_COPY_DEVICE_TO_HOST) >= 0)
+            fprintf(stderr, "partile %s: (particle %" PRId64 " of the sorted order is particle "
+                            "%" PRId64 " of %s)\n", cmd, bad, orig, go.positions);
+        goto done;
+    }
+
+    /* The output. */
+    char err[NPY_ERR_SIZE];
+    int64_t shape_out[2];
+    if (is_deposit) {
+        if ((st = partile_memcpy(ctx, h_field, d_field, field_bytes,
+                                 PARTILE_COPY_DEVICE_TO_HOST)) < 0) {
+            cmd_error(cmd, "copying the field from the device", st);
+            goto done;
+        }
+        shape_out[0] = total;
+    } else {
+        if ((st = partile_memcpy(ctx, h_values, d_values, values_bytes,
+                                 PARTILE_COPY_DEVICE_TO_HOST)) < 0) {
+            cmd_error(cmd, "copying the values from the device", st);
+            goto done;
+        }
+        shape_out[0] = (int64_t)n;
+    }
+    shape_out[1] = m;
+    if (npy_write(out, NPY_DTYPE_F8, out_1d ? 1 : 2, shape_out, is_deposit ? h_field : h_values,
+                  err) < 0) {
+        fprintf(stderr, "partile %s: %s: %s\n", cmd, out, err);
+        goto done;
+    }
+    printf("partile %s: %zu particles, %d component(s), shape %s, field %s, backend %s, "
+           "%s positions%s, %.3f ms; wrote %s\n",
+           cmd, n, m, shape_names[shape], field_desc, partile_context_backend(ctx),
+           npy_dtype_name(hp.npy_type), sorted ? ", sorted first" : "", elapsed_ms, out);
+    rc = 0;
+done:
+    if (ctx) {
+        for (int a = 0; a < 3; a++)
+            partile_free(ctx, d_axis[a]);
+        partile_free(ctx, d_sizes);
+        partile_free(ctx, d_values);
+        partile_free(ctx, d_field);
+        partile_free(ctx, d_split);
+        partile_free(ctx, d_offsets);
+        partile_free(ctx, d_perm);
+        partile_context_destroy(ctx);
+    }
+    free(h_field);
+    free(h_values);
+    free(h_split);
+    npy_array_free(&vals);
+    npy_array_free(&gfile);
+    npy_array_free(&sizes);
+    host_positions_free(&hp);
     return rc;
 }
 
@@ -605,6 +1113,10 @@ int main(int argc, char **argv)
         return cmd_check(argc - 2, argv + 2);
     if (!strcmp(argv[1], "sort"))
         return cmd_sort(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "deposit"))
+        return cmd_transfer(argc - 2, argv + 2, 1);
+    if (!strcmp(argv[1], "gather"))
+        return cmd_transfer(argc - 2, argv + 2, 0);
     if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
         printf("partile %s\n", partile_version());
         return 0;
