@@ -138,12 +138,6 @@ static double time_cub(cub_args *c)
     return 1e-3 * ms[3];
 }
 
-static int copy_bw(partile_context_t *ctx, void *arg)
-{
-    void **p = (void **)arg;
-    return partile_memcpy(ctx, p[0], p[1], (size_t)1 << 31, PARTILE_COPY_DEVICE_TO_DEVICE);
-}
-
 int main(int argc, char **argv)
 {
     const char *json_path = NULL;
@@ -170,15 +164,8 @@ int main(int argc, char **argv)
         bench_json_open(&j, jf, "sort", ctx);
 
     /* the memory ceiling, measured now */
-    void *bw[2];
-    PK(partile_malloc(ctx, (size_t)1 << 31, &bw[0]));
-    PK(partile_malloc(ctx, (size_t)1 << 31, &bw[1]));
-    PK(partile_memset(ctx, bw[1], 1, (size_t)1 << 31));
-    partile_timing_t t;
-    PK(partile_time(ctx, copy_bw, bw, 2, 10, &t));
-    const double bandwidth = 2.0 * (double)((size_t)1 << 31) / t.median_s;
-    partile_free(ctx, bw[0]);
-    partile_free(ctx, bw[1]);
+    double bandwidth = 0;
+    PK(bench_copy_bandwidth(ctx, &bandwidth));
     printf("device %s, copy bandwidth %.0f GB/s\n", partile_context_device(ctx), bandwidth * 1e-9);
     if (jf)
         bench_json_row(&j, "copy_bandwidth", bandwidth, "B/s", -1, "");

@@ -44,4 +44,30 @@ static inline void bench_json_row(bench_json *j, const char *name, double value,
 
 static inline void bench_json_close(bench_json *j) { fprintf(j->f, "\n  ]\n}\n"); }
 
+static inline int bench_copy_2gib(partile_context_t *ctx, void *arg)
+{
+    void **p = (void **)arg;
+    return partile_memcpy(ctx, p[0], p[1], (size_t)1 << 31, PARTILE_COPY_DEVICE_TO_DEVICE);
+}
+
+/* Device copy bandwidth measured now (bytes read + written per second), the
+ * memory ceiling of the roofline columns; negative status on failure. */
+static inline int bench_copy_bandwidth(partile_context_t *ctx, double *bytes_per_second)
+{
+    void *bw[2] = { NULL, NULL };
+    partile_timing_t t;
+    int st = partile_malloc(ctx, (size_t)1 << 31, &bw[0]);
+    if (st >= 0)
+        st = partile_malloc(ctx, (size_t)1 << 31, &bw[1]);
+    if (st >= 0)
+        st = partile_memset(ctx, bw[1], 1, (size_t)1 << 31);
+    if (st >= 0)
+        st = partile_time(ctx, bench_copy_2gib, bw, 2, 10, &t);
+    if (st >= 0)
+        *bytes_per_second = 2.0 * (double)((size_t)1 << 31) / t.median_s;
+    partile_free(ctx, bw[0]);
+    partile_free(ctx, bw[1]);
+    return st;
+}
+
 #endif

@@ -8,31 +8,9 @@
 # Exit: 0 pass, 1 fail, 77 (skip) no Python with NumPy. $PYTHON picks one.
 set -u
 
-partile=${1:-}
-if [ -z "$partile" ] || [ ! -x "$partile" ]; then
-    echo "usage: $0 PARTILE_BINARY (got '${partile}')" >&2
-    exit 1
-fi
-
-py=
-for cand in ${PYTHON:-} python3 /usr/bin/python3; do
-    if "$cand" -c 'import numpy' >/dev/null 2>&1; then
-        py=$cand
-        break
-    fi
-done
-if [ -z "$py" ]; then
-    echo "SKIP: no python3 with numpy (apt-get install python3-numpy)"
-    exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/partile-cli-sort.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+NAME=cli-sort
+# shellcheck source=tests/cli_test_lib.sh
+. "$(dirname "$0")/cli_test_lib.sh"
 
 # ---- inputs ------------------------------------------------------------------
 "$py" - "$tmp" <<'EOF' || { echo "FAIL: could not write the inputs"; exit 1; }
