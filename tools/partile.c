@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "partile/partile.h"
+#include "tools/check_particles.h"
 #include "tools/conformance.h"
 #include "tools/npy.h"
 
@@ -27,7 +28,8 @@ static void usage(FILE *f)
             "usage: partile <command> [options]\n"
             "commands:\n"
             "  info                       backends compiled in, devices, tile shapes\n"
-            "  check [options]            tile engines against the reference, bit for bit in FP64\n"
+            "  check [options]            tile engines, sort and deposit/gather against the\n"
+            "                             reference, bit for bit in FP64\n"
             "      --backend NAME         reference, cuda, hip (default: every backend that runs here)\n"
             "      --shape NAME           only this shape (as `partile check --list` names it)\n"
             "      --seed N               random seed (default: from the clock; printed)\n"
@@ -209,6 +211,25 @@ static int check_backend(const char *name, const check_opts *o, int *shapes_run)
                        rate * 1e-12, rate / fma_rate);
             else
                 printf("   %-16s bench: %.2f TFLOP/s\n", s.name, rate * 1e-12);
+        }
+    }
+    /* particle operations against the reference (the reference itself is
+     * the specification: its own tests check it) */
+    if (!o->shape && !o->list && strcmp(name, "reference") != 0) {
+        partile_particle_check_t r;
+        const char *group[2] = { "sort", "deposit/gather" };
+        for (int k = 0; k < 2; k++) {
+            st = k == 0 ? partile_check_sort(ctx, o->seed, stdout, &r)
+                        : partile_check_transfer(ctx, o->seed, stdout, &r);
+            (*shapes_run)++;
+            if (st < 0) {
+                report_error(group[k], st);
+                failures++;
+                continue;
+            }
+            failures += r.mismatches > 0;
+            printf("   %-16s %s  %d cases, %d differ from the reference\n", group[k],
+                   r.mismatches ? "FAIL" : "ok  ", r.cases, r.mismatches);
         }
     }
     partile_context_destroy(ctx);
