@@ -1,0 +1,206 @@
+! partile — Fortran 2003 interface (ISO_C_BINDING) to the C API.
+!
+! The derived types mirror the C structs of include/partile/*.h field by
+! field (bind(C)); the interfaces bind the C functions by name. Arrays are
+! passed as c_ptr (c_loc of a target array on the host for the "reference"
+! backend, or a pointer from partile_malloc for a GPU backend). Indices and
+! counts are 0-based, as in C: perm(i) is the 0-based index of the particle
+! sorted to position i - 1.
+module partile
+  use, intrinsic :: iso_c_binding
+  implicit none
+  private
+
+  ! status codes (partile/status.h)
+  integer(c_int), parameter, public :: PARTILE_SUCCESS = 0, &
+       PARTILE_ERROR_NULL_POINTER = -1, PARTILE_ERROR_INVALID_ARGUMENT = -2, &
+       PARTILE_ERROR_UNKNOWN_BACKEND = -3, PARTILE_ERROR_NOT_COMPILED = -4, &
+       PARTILE_ERROR_NO_DEVICE = -5, PARTILE_ERROR_UNSUPPORTED = -6, &
+       PARTILE_ERROR_SIZE_OVERFLOW = -7, PARTILE_ERROR_OUT_OF_MEMORY = -8, &
+       PARTILE_ERROR_DEVICE = -9, PARTILE_ERROR_BAD_DEVICE_INDEX = -10, &
+       PARTILE_ERROR_OUT_OF_DOMAIN = -11, PARTILE_ERROR_NOT_FINITE = -12, &
+       PARTILE_ERROR_NOT_SORTED = -13
+  ! partile/context.h
+  integer(c_int), parameter, public :: PARTILE_COPY_HOST_TO_DEVICE = 0, &
+       PARTILE_COPY_DEVICE_TO_HOST = 1, PARTILE_COPY_DEVICE_TO_DEVICE = 2
+  ! partile/sort.h
+  integer(c_int), parameter, public :: PARTILE_DTYPE_FLOAT64 = 0, PARTILE_DTYPE_FLOAT32 = 1, &
+       PARTILE_DTYPE_INT32 = 2, PARTILE_DTYPE_INT64 = 3
+  ! partile/deposit.h
+  integer(c_int), parameter, public :: PARTILE_SHAPE_NGP = 0, PARTILE_SHAPE_CIC = 1, &
+       PARTILE_SHAPE_TSC = 2, PARTILE_SHAPE_OVERLAP = 3, &
+       PARTILE_CENTERING_NODE = 0, PARTILE_CENTERING_CELL = 1
+
+  type, bind(C), public :: partile_grid_t
+     integer(c_int) :: dim = 0
+     integer(c_int64_t) :: cells(3) = 1
+     real(c_double) :: lower(3) = 0, spacing(3) = 1
+     integer(c_int) :: periodic(3) = 0
+  end type partile_grid_t
+
+  type, bind(C), public :: partile_vectors_t
+     integer(c_int) :: type = 0
+     type(c_ptr) :: axis(3) = [c_null_ptr, c_null_ptr, c_null_ptr]
+  end type partile_vectors_t
+
+  type, bind(C), public :: partile_array_t
+     type(c_ptr) :: data = c_null_ptr
+     integer(c_int) :: type = 0
+  end type partile_array_t
+
+  type, bind(C), public :: partile_transfer_t
+     type(c_ptr) :: grid = c_null_ptr
+     integer(c_int) :: shape = 0, centering = 0, components = 1
+     type(c_ptr) :: sizes = c_null_ptr
+  end type partile_transfer_t
+
+  public :: partile_context_create, partile_context_destroy, partile_malloc, partile_free, &
+       partile_memcpy, partile_grid_cell_count, partile_field_shape, partile_sort, &
+       partile_resort, partile_permute, partile_deposit, partile_gather, partile_message
+
+  interface
+     integer(c_int) function c_context_create(backend, device, ctx) &
+          bind(C, name="partile_context_create")
+       import :: c_int, c_char, c_ptr
+       character(kind=c_char), intent(in) :: backend(*)
+       integer(c_int), value :: device
+       type(c_ptr), intent(out) :: ctx
+     end function c_context_create
+
+     integer(c_int) function partile_context_destroy(ctx) bind(C, name="partile_context_destroy")
+       import :: c_int, c_ptr
+       type(c_ptr), value :: ctx
+     end function partile_context_destroy
+
+     integer(c_int) function partile_malloc(ctx, bytes, ptr) bind(C, name="partile_malloc")
+       import :: c_int, c_ptr, c_size_t
+       type(c_ptr), value :: ctx
+       integer(c_size_t), value :: bytes
+       type(c_ptr), intent(out) :: ptr
+     end function partile_malloc
+
+     integer(c_int) function partile_free(ctx, ptr) bind(C, name="partile_free")
+       import :: c_int, c_ptr
+       type(c_ptr), value :: ctx, ptr
+     end function partile_free
+
+     integer(c_int) function partile_memcpy(ctx, dst, src, bytes, kind) bind(C, name="partile_memcpy")
+       import :: c_int, c_ptr, c_size_t
+       type(c_ptr), value :: ctx, dst, src
+       integer(c_size_t), value :: bytes
+       integer(c_int), value :: kind
+     end function partile_memcpy
+
+     integer(c_int) function partile_grid_cell_count(grid, count) &
+          bind(C, name="partile_grid_cell_count")
+       import :: c_int, c_int64_t, partile_grid_t
+       type(partile_grid_t), intent(in) :: grid
+       integer(c_int64_t), intent(out) :: count
+     end function partile_grid_cell_count
+
+     integer(c_int) function partile_field_shape(grid, centering, points, total) &
+          bind(C, name="partile_field_shape")
+       import :: c_int, c_int64_t, partile_grid_t
+       type(partile_grid_t), intent(in) :: grid
+       integer(c_int), value :: centering
+       integer(c_int64_t), intent(out) :: points(3), total
+     end function partile_field_shape
+
+     integer(c_int) function partile_sort(ctx, grid, n, pos, offsets, perm, sorted_cell, bad) &
+          bind(C, name="partile_sort")
+       import :: c_int, c_ptr, c_size_t, partile_grid_t, partile_vectors_t
+       type(c_ptr), value :: ctx
+       type(partile_grid_t), intent(in) :: grid
+       integer(c_size_t), value :: n
+       type(partile_vectors_t), intent(in) :: pos
+       type(c_ptr), value :: offsets, perm, sorted_cell, bad
+     end function partile_sort
+
+     integer(c_int) function partile_resort(ctx, grid, n, pos, old_offsets, old_cell, offsets, &
+          perm, sorted_cell, bad) bind(C, name="partile_resort")
+       import :: c_int, c_ptr, c_size_t, partile_grid_t, partile_vectors_t
+       type(c_ptr), value :: ctx
+       type(partile_grid_t), intent(in) :: grid
+       integer(c_size_t), value :: n
+       type(partile_vectors_t), intent(in) :: pos
+       type(c_ptr), value :: old_offsets, old_cell, offsets, perm, sorted_cell, bad
+     end function partile_resort
+
+     integer(c_int) function partile_permute(ctx, n, perm, count, arrays, scratch, scratch_bytes) &
+          bind(C, name="partile_permute")
+       import :: c_int, c_ptr, c_size_t, partile_array_t
+       type(c_ptr), value :: ctx
+       integer(c_size_t), value :: n
+       type(c_ptr), value :: perm
+       integer(c_int), value :: count
+       type(partile_array_t), intent(in) :: arrays(*)
+       type(c_ptr), value :: scratch
+       integer(c_size_t), value :: scratch_bytes
+     end function partile_permute
+
+     integer(c_int) function partile_deposit(ctx, t, n, pos, values, cell_offsets, field, bad) &
+          bind(C, name="partile_deposit")
+       import :: c_int, c_ptr, c_size_t, partile_transfer_t, partile_vectors_t
+       type(c_ptr), value :: ctx
+       type(partile_transfer_t), intent(in) :: t
+       integer(c_size_t), value :: n
+       type(partile_vectors_t), intent(in) :: pos
+       type(c_ptr), value :: values, cell_offsets, field, bad
+     end function partile_deposit
+
+     integer(c_int) function partile_gather(ctx, t, n, pos, field, values, bad) &
+          bind(C, name="partile_gather")
+       import :: c_int, c_ptr, c_size_t, partile_transfer_t, partile_vectors_t
+       type(c_ptr), value :: ctx
+       type(partile_transfer_t), intent(in) :: t
+       integer(c_size_t), value :: n
+       type(partile_vectors_t), intent(in) :: pos
+       type(c_ptr), value :: field, values, bad
+     end function partile_gather
+
+     type(c_ptr) function c_status_string(status) bind(C, name="partile_status_string")
+       import :: c_int, c_ptr
+       integer(c_int), value :: status
+     end function c_status_string
+
+     type(c_ptr) function c_last_error_detail() bind(C, name="partile_last_error_detail")
+       import :: c_ptr
+     end function c_last_error_detail
+
+     integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
+       import :: c_size_t, c_ptr
+       type(c_ptr), value :: s
+     end function c_strlen
+  end interface
+
+contains
+
+  !> Create a context for backend ("reference", "cuda", "hip", "auto").
+  integer(c_int) function partile_context_create(backend, device, ctx)
+    character(len=*), intent(in) :: backend
+    integer, intent(in) :: device
+    type(c_ptr), intent(out) :: ctx
+    partile_context_create = c_context_create(trim(backend) // c_null_char, int(device, c_int), ctx)
+  end function partile_context_create
+
+  !> "message: detail" for a status, as a Fortran string.
+  function partile_message(status) result(msg)
+    integer(c_int), intent(in) :: status
+    character(len=:), allocatable :: msg
+    msg = from_c(c_status_string(status))
+    if (len(from_c(c_last_error_detail())) > 0) msg = msg // ": " // from_c(c_last_error_detail())
+  end function partile_message
+
+  function from_c(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate (character(len=n) :: s)
+    do i = 1, n
+       s(i:i) = chars(i)
+    end do
+  end function from_c
+end module partile
