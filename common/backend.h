@@ -10,6 +10,7 @@
 #include "partile/mma.h"
 #include "partile/sort.h"
 #include "partile/deposit.h"
+#include "partile/mass.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,6 +84,12 @@ typedef struct partile_backend_ops {
     int (*gather)(void *state, const partile_transfer_t *t, size_t n,
                   const partile_vectors_t *pos, const double *field, double *values,
                   int64_t *bad);
+
+    /* Mass matrix (include/partile/mass.h); arguments checked, n may be 0. */
+    int (*mass_assemble)(void *state, const partile_mass_params_t *p, size_t n,
+                         const partile_vectors_t *pos, const int64_t *cell_offsets,
+                         const double *q, const partile_vectors_t *omega, double *storage,
+                         int64_t *bad);
 } partile_backend_ops_t;
 
 /* The backends, in "auto" preference order. Each is defined whether or not

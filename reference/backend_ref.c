@@ -9,6 +9,7 @@
 #include "reference/mma_ref.h"
 #include "reference/sort_ref.h"
 #include "reference/deposit_ref.h"
+#include "reference/mass_ref.h"
 
 static int ref_device_count(int *count, const char **note)
 {
@@ -152,6 +153,15 @@ static int ref_gather(void *state, const partile_transfer_t *t, size_t n,
     return partile_gather_ref(t, n, pos, field, values, bad);
 }
 
+static int ref_mass_assemble(void *state, const partile_mass_params_t *p, size_t n,
+                             const partile_vectors_t *pos, const int64_t *cell_offsets,
+                             const double *q, const partile_vectors_t *omega, double *storage,
+                             int64_t *bad)
+{
+    (void)state;
+    return partile_mass_assemble_ref(p, n, pos, cell_offsets, q, omega, storage, bad);
+}
+
 const partile_backend_ops_t partile_backend_reference = {
     .name = "reference",
     .targets = "host",
@@ -180,4 +190,5 @@ const partile_backend_ops_t partile_backend_reference = {
     .permute = ref_permute,
     .deposit = ref_deposit,
     .gather = ref_gather,
+    .mass_assemble = ref_mass_assemble,
 };

@@ -9,5 +9,6 @@
 #include "partile/timing.h"
 #include "partile/sort.h"
 #include "partile/deposit.h"
+#include "partile/mass.h"
 
 #endif

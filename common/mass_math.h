@@ -1,0 +1,48 @@
+/* The ECSIM rotation tensor α and the mass-matrix stencil offsets, shared by
+ * every backend (DESIGN.md §4). */
+#ifndef PARTILE_COMMON_MASS_MATH_H
+#define PARTILE_COMMON_MASS_MATH_H
+
+#include "common/portable.h"
+
+/* α = (I − C(ω) + ω ωᵀ) / (1 + ω·ω), C(ω)u = ω × u, row-major:
+ * numerator_ij = (δ_ij + ω_i·ω_j) − C_ij, each divided by 1 + |ω|². */
+static inline PARTILE_HD void partile_alpha(const double w[3], double alpha[9])
+{
+    const double w2 = (w[0] * w[0] + w[1] * w[1]) + w[2] * w[2];
+    const double d = 1.0 + w2;
+    /* C(ω) = [[0, −ω3, ω2], [ω3, 0, −ω1], [−ω2, ω1, 0]] */
+    const double C[9] = { 0.0, -w[2], w[1], w[2], 0.0, -w[0], -w[1], w[0], 0.0 };
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            alpha[3 * i + j] = ((i == j ? 1.0 : 0.0) + w[i] * w[j] - C[3 * i + j]) / d;
+}
+
+/* Stencil side S = 2n + 1 (n = 1 CIC, 2 TSC), offsets per point stored:
+ * (S^d + 1) / 2 (the diagonal and the forward half). */
+static inline PARTILE_HD int partile_mass_order(int shape) { return shape == 2 ? 2 : 1; }
+
+static inline PARTILE_HD int partile_mass_stored_offsets(int shape, int dim)
+{
+    const int S = 2 * partile_mass_order(shape) + 1;
+    int t = 1;
+    for (int a = 0; a < dim; a++)
+        t *= S;
+    return (t + 1) / 2;
+}
+
+/* Linear index k of offset o (each |o_a| <= n) minus the half: >= 0 means
+ * forward (stored at point g, slot k'), < 0 backward. */
+static inline PARTILE_HD int partile_mass_slot(int shape, int dim, const int o[3])
+{
+    const int n = partile_mass_order(shape), S = 2 * n + 1;
+    int k = 0, stride = 1, total = 1;
+    for (int a = 0; a < dim; a++) {
+        k += (o[a] + n) * stride;
+        stride *= S;
+        total *= S;
+    }
+    return k - (total - 1) / 2;
+}
+
+#endif

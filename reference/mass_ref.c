@@ -1,0 +1,172 @@
+/* Reference mass-matrix assembly: the order of include/partile/mass.h,
+ * written directly — per cell, per support group, a forward fma chain over
+ * the group's particles for every pair of its points, then the groups'
+ * entries summed per stored coupling in (cell, group) order. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include "common/error.h"
+#include "common/mass_math.h"
+#include "common/shape.h"
+#include "reference/mass_ref.h"
+#include "reference/sort_ref.h"
+
+enum { MAXPTS = 27 }; /* (n+1)^d points of a group: 8 (CIC), 27 (TSC) */
+
+typedef struct particle_data {
+    partile_stencil_1d st[3];
+    int64_t cell;
+    int group;
+} particle_data;
+
+static int64_t stored_point(const partile_grid_t *g, const int64_t pts[3], const int64_t i[3])
+{
+    int64_t out = 0, stride = 1;
+    for (int a = 0; a < g->dim; a++) {
+        out += partile_point_index(i[a], g->cells[a], g->periodic[a]) * stride;
+        stride *= pts[a];
+    }
+    return out;
+}
+
+int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
+                              const partile_vectors_t *pos, const int64_t *off, const double *q,
+                              const partile_vectors_t *omega, double *storage, int64_t *bad)
+{
+    const partile_grid_t *g = p->grid;
+    partile_mass_layout_t L;
+    partile_mass_layout(g, p->shape, p->kind, &L);
+    int64_t ncells, pts[3], total;
+    partile_grid_cell_count(g, &ncells);
+    partile_field_shape(g, PARTILE_CENTERING_NODE, pts, &total);
+    const int order = partile_mass_order((int)p->shape), np1 = order + 1;
+    const int comps = L.components;
+    int npts = 1;
+    for (int a = 0; a < g->dim; a++)
+        npts *= np1;
+    double *sums = calloc(L.entries ? L.entries : 1, sizeof *sums);
+    particle_data *pd = malloc((n ? n : 1) * sizeof *pd);
+    int st = 0;
+    if (!sums || !pd) {
+        st = partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "mass scratch");
+        goto done;
+    }
+    /* every particle: inside, finite, in its cell's range of the list */
+    if (off[0] != 0 || off[ncells] != (int64_t)n) {
+        *bad = 0;
+        st = PARTILE_ERROR_NOT_SORTED;
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double x[3];
+        for (int a = 0; a < 3; a++)
+            x[a] = a < g->dim ? partile_vector_at(pos, a, (int64_t)i) : 0.0;
+        int code = partile_particle_stencil(g, (int)p->shape, PARTILE_CENTERING_NODE, x, 0.0,
+                                            pd[i].st, &pd[i].cell);
+        if (code) {
+            *bad = (int64_t)i;
+            st = code == PARTILE_BIN_NOT_FINITE ? PARTILE_ERROR_NOT_FINITE : PARTILE_ERROR_OUT_OF_DOMAIN;
+            goto done;
+        }
+        if (off[pd[i].cell] > (int64_t)i || (int64_t)i >= off[pd[i].cell + 1]) {
+            *bad = (int64_t)i;
+            st = PARTILE_ERROR_NOT_SORTED;
+            goto done;
+        }
+        /* support group: per axis, first point relative to (cell index − 1) */
+        int grp = 0;
+        int64_t rest = pd[i].cell;
+        for (int a = 0; a < g->dim; a++) {
+            const int64_t j = rest % g->cells[a];
+            rest /= g->cells[a];
+            if (p->shape == PARTILE_SHAPE_TSC) {
+                /* unwrapped first point minus (j − 1), in {0, 1} (mod cells on
+                 * a periodic axis: positions may lie boxes away) */
+                int64_t b = pd[i].st[a].first - (j - 1);
+                if (g->periodic[a])
+                    b = ((b % g->cells[a]) + g->cells[a]) % g->cells[a];
+                grp |= (int)b << a;
+            }
+        }
+        pd[i].group = grp;
+    }
+    if (p->kind == PARTILE_MASS_TENSOR)
+        for (size_t i = 0; i < n; i++)
+            if (!(isfinite(((const double *)omega->axis[0])[i]) &&
+                  isfinite(((const double *)omega->axis[1])[i]) &&
+                  isfinite(((const double *)omega->axis[2])[i]))) {
+                *bad = (int64_t)i;
+                st = PARTILE_ERROR_NOT_FINITE;
+                goto done;
+            }
+    /* per cell, per group (ascending), the local chains, added in that order */
+    for (int64_t c = 0; c < ncells; c++) {
+        const int ngroups = p->shape == PARTILE_SHAPE_TSC ? 1 << g->dim : 1;
+        for (int grp = 0; grp < ngroups; grp++) {
+            double local[9][MAXPTS][MAXPTS];
+            int first = -1, any = 0;
+            memset(local, 0, sizeof local);
+            for (int64_t i = off[c]; i < off[c + 1]; i++) {
+                if (pd[i].group != grp)
+                    continue;
+                if (first < 0)
+                    first = (int)i;
+                any = 1;
+                double coef[9] = { q[i] };
+                if (p->kind == PARTILE_MASS_TENSOR) {
+                    double w[3] = { ((const double *)omega->axis[0])[i],
+                                    ((const double *)omega->axis[1])[i],
+                                    ((const double *)omega->axis[2])[i] }, alpha[9];
+                    partile_alpha(w, alpha);
+                    for (int k = 0; k < 9; k++)
+                        coef[k] = q[i] * alpha[k];
+                }
+                /* point weights W over the group's points, x fastest */
+                double W[MAXPTS];
+                for (int a2 = 0; a2 < npts; a2++) {
+                    int ia[3] = { a2 % np1, a2 / np1 % np1, a2 / (np1 * np1) };
+                    double wa[3] = { 1.0, 1.0, 1.0 };
+                    for (int ax = 0; ax < g->dim; ax++)
+                        wa[ax] = ia[ax] < pd[i].st[ax].count ? pd[i].st[ax].w[ia[ax]] : 0.0;
+                    W[a2] = (wa[0] * wa[1]) * wa[2];
+                }
+                for (int k = 0; k < comps; k++)
+                    for (int a2 = 0; a2 < npts; a2++) {
+                        const double A = coef[k] * W[a2];
+                        for (int b2 = 0; b2 < npts; b2++)
+                            local[k][a2][b2] = fma(A, W[b2], local[k][a2][b2]);
+                    }
+            }
+            if (!any)
+                continue;
+            /* the group's points: first + (0..n) per axis */
+            for (int a2 = 0; a2 < npts; a2++) {
+                int ia[3] = { a2 % np1, a2 / np1 % np1, a2 / (np1 * np1) };
+                int64_t ga[3] = { 0, 0, 0 };
+                for (int ax = 0; ax < g->dim; ax++)
+                    ga[ax] = pd[first].st[ax].first + ia[ax];
+                const int64_t row = stored_point(g, pts, ga);
+                for (int b2 = 0; b2 < npts; b2++) {
+                    int ib[3] = { b2 % np1, b2 / np1 % np1, b2 / (np1 * np1) };
+                    int o[3] = { 0, 0, 0 };
+                    for (int ax = 0; ax < g->dim; ax++)
+                        o[ax] = ib[ax] - ia[ax];
+                    const int slot = partile_mass_slot((int)p->shape, g->dim, o);
+                    if (slot < 0)
+                        continue; /* backward: the same coupling is stored at b */
+                    double *dst = sums + (row * L.offsets + slot) * comps;
+                    for (int k = 0; k < comps; k++)
+                        dst[k] = dst[k] + local[k][a2][b2];
+                }
+            }
+        }
+    }
+    for (size_t e = 0; e < L.entries; e++)
+        storage[e] = p->accumulate ? storage[e] + p->sigma * sums[e] : p->sigma * sums[e];
+done:
+    free(sums);
+    free(pd);
+    return st;
+}

@@ -1,0 +1,257 @@
+/* Mass-matrix assembly on the reference backend: against a straightforward
+ * triple loop, exact block symmetry of the export, partition of unity,
+ * species accumulation, α solving v − v × ω = u, and bad input. */
+#include "tests/deposit_scenarios.h"
+#include "common/mass_math.h"
+
+typedef struct mass_case {
+    int dim, periodic, shape, kind;
+    size_t n;
+    double ppc_hint;
+} mass_case;
+
+/* Sorted particles on the reference: positions (SoA), q, ω, cell list. */
+typedef struct particles {
+    partile_grid_t g;
+    size_t n;
+    double *x, *q, *w;
+    int64_t *off;
+} particles;
+
+static particles make_particles(partile_context_t *ref, int dim, int periodic, int64_t side,
+                                size_t n, uint64_t *rng)
+{
+    particles P;
+    P.g = su_grid(dim, side, side - 1 > 4 ? side - 1 : side, side, periodic);
+    P.n = n;
+    int64_t ncells;
+    partile_grid_cell_count(&P.g, &ncells);
+    double *x = su_positions(&P.g, n, rng);
+    P.x = malloc(3 * (n ? n : 1) * 8);
+    P.q = malloc((n ? n : 1) * 8);
+    P.w = malloc(3 * (n ? n : 1) * 8);
+    P.off = malloc((size_t)(ncells + 1) * 8);
+    int64_t *perm = malloc((n ? n : 1) * 8);
+    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { x, x + n, x + 2 * n } };
+    assert_int_equal(partile_sort(ref, &P.g, n, &pos, P.off, perm, NULL, NULL), 0);
+    for (int a = 0; a < 3; a++)
+        for (size_t i = 0; i < n; i++)
+            P.x[a * n + i] = a < dim ? x[a * n + perm[i]] : 0.0;
+    for (size_t i = 0; i < n; i++) {
+        P.q[i] = 0.5 + su_uniform(rng);
+        for (int a = 0; a < 3; a++)
+            P.w[a * n + i] = 4 * su_uniform(rng) - 2;
+    }
+    free(x);
+    free(perm);
+    return P;
+}
+
+static void free_particles(particles *P) { free(P->x), free(P->q), free(P->w), free(P->off); }
+
+static int assemble(partile_context_t *ctx, const particles *P, int shape, int kind, double sigma,
+                    int accumulate, double *storage)
+{
+    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { P->x, P->x + P->n, P->x + 2 * P->n } };
+    partile_vectors_t om = { PARTILE_DTYPE_FLOAT64, { P->w, P->w + P->n, P->w + 2 * P->n } };
+    partile_mass_params_t p = { &P->g, (partile_shape_t)shape, (partile_mass_kind_t)kind, sigma,
+                                accumulate };
+    return partile_mass_assemble(ctx, &p, P->n, &pos, P->off, P->q, &om, storage, NULL);
+}
+
+static void check_case(partile_context_t *ctx, int dim, int periodic, int shape, int kind,
+                       int64_t side, size_t n, uint64_t *rng)
+{
+    particles P = make_particles(ctx, dim, periodic, side, n, rng);
+    partile_mass_layout_t L;
+    assert_int_equal(partile_mass_layout(&P.g, (partile_shape_t)shape, (partile_mass_kind_t)kind, &L), 0);
+    const int C = L.components, B = kind ? 3 : 1;
+    const double sigma = 0.75;
+    double *S = malloc(L.entries * 8);
+    assert_int_equal(assemble(ctx, &P, shape, kind, sigma, 0, S), 0);
+    int64_t nnz;
+    assert_int_equal(partile_mass_export_count(&P.g, (partile_shape_t)shape, &nnz), 0);
+    int64_t *indptr = malloc((size_t)(L.points + 1) * 8), *indices = malloc((size_t)nnz * 8);
+    double *data = malloc((size_t)nnz * C * 8);
+    assert_int_equal(partile_mass_export(&P.g, (partile_shape_t)shape, (partile_mass_kind_t)kind, S,
+                                         indptr, indices, data), 0);
+    const int64_t Pn = L.points, D = Pn * B;
+    double *dense = calloc((size_t)(D * D), 8), *want = calloc((size_t)(D * D), 8);
+    for (int64_t r = 0; r < Pn; r++) {
+        assert_true(indptr[r + 1] >= indptr[r]);
+        for (int64_t k = indptr[r]; k < indptr[r + 1]; k++) {
+            if (k > indptr[r])
+                assert_true(indices[k] > indices[k - 1]); /* sorted, no duplicates */
+            for (int i = 0; i < B; i++)
+                for (int j = 0; j < B; j++)
+                    dense[(r * B + i) * D + indices[k] * B + j] = data[k * C + i * B + j];
+        }
+    }
+    /* the triple loop, with the textbook kernels of deposit_scenarios.h */
+    int64_t pts[3], total;
+    partile_field_shape(&P.g, PARTILE_CENTERING_NODE, pts, &total);
+    double *Wg = malloc((size_t)Pn * 8);
+    double scale = 0;
+    for (size_t p = 0; p < n; p++) {
+        for (int64_t gi = 0; gi < Pn; gi++) {
+            int64_t idx[3] = { gi % pts[0], gi / pts[0] % pts[1], gi / (pts[0] * pts[1]) };
+            Wg[gi] = direct_w(&P.g, shape, PARTILE_CENTERING_NODE, P.x, n, p, 0.0, idx);
+        }
+        double w[3] = { P.w[p], P.w[n + p], P.w[2 * n + p] }, al[9] = { 1 };
+        if (kind)
+            partile_alpha(w, al);
+        for (int64_t a = 0; a < Pn; a++) {
+            if (Wg[a] == 0)
+                continue;
+            for (int64_t b = 0; b < Pn; b++)
+                for (int i = 0; i < B; i++)
+                    for (int j = 0; j < B; j++)
+                        want[(a * B + i) * D + b * B + j] += sigma * P.q[p] * Wg[a] * Wg[b] * al[i * B + j];
+        }
+        scale += sigma * P.q[p] * 3;
+    }
+    for (int64_t e = 0; e < D * D; e++)
+        if (!(fabs(dense[e] - want[e]) <= 1e-13 * (scale + 1)))
+            fail_msg("M[%lld][%lld] = %.17g, triple loop %.17g (dim %d per %d shape %d kind %d)",
+                     (long long)(e / D), (long long)(e % D), dense[e], want[e], dim, periodic, shape, kind);
+    /* block symmetry of the export is exact: M_{g'g} = M_{gg'} per component */
+    for (int64_t a = 0; a < Pn; a++)
+        for (int64_t b = 0; b < Pn; b++)
+            for (int i = 0; i < B; i++)
+                for (int j = 0; j < B; j++)
+                    assert_true(dense[(a * B + i) * D + b * B + j] == dense[(b * B + i) * D + a * B + j]);
+    /* partition of unity (scalar): row sums are the deposit of σ q */
+    if (!kind) {
+        double *rows = calloc((size_t)Pn, 8);
+        for (size_t p = 0; p < n; p++)
+            for (int64_t gi = 0; gi < Pn; gi++) {
+                int64_t idx[3] = { gi % pts[0], gi / pts[0] % pts[1], gi / (pts[0] * pts[1]) };
+                rows[gi] += sigma * P.q[p] * direct_w(&P.g, shape, PARTILE_CENTERING_NODE, P.x, n, p, 0.0, idx);
+            }
+        for (int64_t a = 0; a < Pn; a++) {
+            double s = 0;
+            for (int64_t b = 0; b < Pn; b++)
+                s += dense[a * D + b];
+            assert_true(fabs(s - rows[a]) <= 1e-12 * (scale + 1));
+        }
+        free(rows);
+    }
+    /* a second species accumulates exactly: S + (its own assembly) */
+    particles Q = make_particles(ctx, dim, periodic, side, n / 2 + 1, rng);
+    Q.g = P.g;
+    double *S2 = malloc(L.entries * 8), *T = malloc(L.entries * 8);
+    memcpy(S2, S, L.entries * 8);
+    assert_int_equal(assemble(ctx, &Q, shape, kind, 1.5, 1, S2), 0);
+    assert_int_equal(assemble(ctx, &Q, shape, kind, 1.5, 0, T), 0);
+    for (size_t e = 0; e < L.entries; e++)
+        assert_true(S2[e] == S[e] + T[e]);
+    free_particles(&Q);
+    free(S), free(S2), free(T), free(indptr), free(indices), free(data), free(dense), free(want), free(Wg);
+    free_particles(&P);
+}
+
+static partile_context_t *ref(void)
+{
+    partile_context_t *ctx = NULL;
+    assert_int_equal(partile_context_create("reference", 0, &ctx), 0);
+    return ctx;
+}
+
+static void test_against_triple_loop(void **state)
+{
+    (void)state;
+    partile_context_t *ctx = ref();
+    uint64_t rng = 21;
+    for (int dim = 1; dim <= 3; dim++)
+        for (int periodic = 0; periodic < 2; periodic++)
+            for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
+                for (int kind = 0; kind < 2; kind++) {
+                    int64_t side = dim == 3 ? 5 : dim == 2 ? 7 : 11;
+                    size_t n = dim == 3 ? 400 : 300; /* ~3 per cell; some cells hold > 16 in 1-D */
+                    check_case(ctx, dim, periodic, shape, kind, side, n, &rng);
+                }
+    /* one particle per cell on average, and many in few cells */
+    check_case(ctx, 2, 1, PARTILE_SHAPE_TSC, 1, 6, 30, &rng);
+    check_case(ctx, 1, 0, PARTILE_SHAPE_CIC, 1, 3, 200, &rng);
+    partile_context_destroy(ctx);
+}
+
+static void test_alpha_solves(void **state)
+{
+    (void)state;
+    uint64_t rng = 5;
+    for (int t = 0; t < 1000; t++) {
+        double w[3], u[3], al[9], v[3];
+        for (int a = 0; a < 3; a++)
+            w[a] = 6 * su_uniform(&rng) - 3, u[a] = 2 * su_uniform(&rng) - 1;
+        partile_alpha(w, al);
+        for (int i = 0; i < 3; i++)
+            v[i] = al[3 * i] * u[0] + al[3 * i + 1] * u[1] + al[3 * i + 2] * u[2];
+        /* v − v × ω = u */
+        double cx[3] = { v[1] * w[2] - v[2] * w[1], v[2] * w[0] - v[0] * w[2], v[0] * w[1] - v[1] * w[0] };
+        for (int i = 0; i < 3; i++)
+            assert_true(fabs(v[i] - cx[i] - u[i]) <= 1e-14 * 20);
+    }
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    partile_context_t *ctx = ref();
+    uint64_t rng = 9;
+    particles P = make_particles(ctx, 2, 0, 6, 100, &rng);
+    partile_mass_layout_t L;
+    assert_int_equal(partile_mass_layout(&P.g, PARTILE_SHAPE_CIC, PARTILE_MASS_TENSOR, &L), 0);
+    assert_int_equal(L.offsets, 5);
+    assert_int_equal(L.components, 9);
+    double *S = malloc(L.entries * 8);
+    for (size_t e = 0; e < L.entries; e++)
+        S[e] = -7.0;
+    /* unsorted: swap two particles of different cells */
+    double t = P.x[0];
+    P.x[0] = P.x[99];
+    P.x[99] = t;
+    assert_int_equal(assemble(ctx, &P, PARTILE_SHAPE_CIC, 1, 1.0, 0, S), PARTILE_ERROR_NOT_SORTED);
+    P.x[99] = P.x[0];
+    P.x[0] = t;
+    P.w[100 + 3] = NAN;
+    assert_int_equal(assemble(ctx, &P, PARTILE_SHAPE_CIC, 1, 1.0, 0, S), PARTILE_ERROR_NOT_FINITE);
+    P.w[100 + 3] = 0.5;
+    P.x[100 + 5] = NAN;
+    assert_int_equal(assemble(ctx, &P, PARTILE_SHAPE_CIC, 0, 1.0, 0, S), PARTILE_ERROR_NOT_FINITE);
+    for (size_t e = 0; e < L.entries; e++)
+        assert_true(S[e] == -7.0); /* nothing written */
+    assert_int_equal(assemble(ctx, &P, PARTILE_SHAPE_NGP, 0, 1.0, 0, S), PARTILE_ERROR_INVALID_ARGUMENT);
+    partile_grid_t tiny = su_grid(1, 2, 1, 1, 1); /* periodic, 2 cells: CIC needs 3 */
+    assert_int_equal(partile_mass_layout(&tiny, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, &L),
+                     PARTILE_ERROR_INVALID_ARGUMENT);
+    tiny.cells[0] = 4; /* TSC needs 5 */
+    assert_int_equal(partile_mass_layout(&tiny, PARTILE_SHAPE_TSC, PARTILE_MASS_SCALAR, &L),
+                     PARTILE_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(partile_mass_layout(&P.g, PARTILE_SHAPE_TSC, PARTILE_MASS_SCALAR, &L), 0);
+    assert_int_equal(L.offsets, 13);
+    partile_grid_t g3 = su_grid(3, 5, 5, 5, 1);
+    assert_int_equal(partile_mass_layout(&g3, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, &L), 0);
+    assert_int_equal(L.offsets, 14);
+    assert_int_equal(partile_mass_layout(&g3, PARTILE_SHAPE_TSC, PARTILE_MASS_SCALAR, &L), 0);
+    assert_int_equal(L.offsets, 63);
+    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { P.x, P.x + 100 } };
+    partile_mass_params_t p = { &P.g, PARTILE_SHAPE_CIC, PARTILE_MASS_TENSOR, 1.0, 0 };
+    assert_int_equal(partile_mass_assemble(ctx, &p, 100, &pos, P.off, P.q, NULL, S, NULL),
+                     PARTILE_ERROR_NULL_POINTER);
+    assert_int_equal(partile_mass_assemble(ctx, &p, 100, &pos, NULL, P.q, NULL, S, NULL),
+                     PARTILE_ERROR_NULL_POINTER);
+    free(S);
+    free_particles(&P);
+    partile_context_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_alpha_solves),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_against_triple_loop),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
