@@ -1,5 +1,6 @@
 /* Front end of the mass matrix: layout, argument checks, dispatch, and the
  * export of canonical storage to CSR / BSR (host arithmetic, no rounding). */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,10 +73,15 @@ int partile_mass_assemble(partile_context_t *ctx, const partile_mass_params_t *p
         if (n > 0 && !pos->axis[a])
             return partile_fail(PARTILE_ERROR_NULL_POINTER, "position axis %d is NULL", a);
     if (p->kind == PARTILE_MASS_TENSOR && n > 0) {
-        if (!omega || omega->type != PARTILE_DTYPE_FLOAT64 || !omega->axis[0] || !omega->axis[1] ||
-            !omega->axis[2])
+        if (omega && (omega->type != PARTILE_DTYPE_FLOAT64 || !omega->axis[0] || !omega->axis[1] ||
+                      !omega->axis[2]))
+            return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT,
+                                "omega must be three FLOAT64 arrays");
+        if (!omega && !p->bfield)
             return partile_fail(PARTILE_ERROR_NULL_POINTER,
-                                "the tensor kind needs omega: three FLOAT64 arrays");
+                                "the tensor kind needs omega or params->bfield");
+        if (!omega && !isfinite(p->beta_over_c))
+            return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "beta_over_c is not finite");
     }
     if (!ctx->ops->mass_assemble)
         return partile_fail(PARTILE_ERROR_UNSUPPORTED,

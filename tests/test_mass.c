@@ -55,7 +55,7 @@ static int assemble(partile_context_t *ctx, const particles *P, int shape, int k
     partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { P->x, P->x + P->n, P->x + 2 * P->n } };
     partile_vectors_t om = { PARTILE_DTYPE_FLOAT64, { P->w, P->w + P->n, P->w + 2 * P->n } };
     partile_mass_params_t p = { &P->g, (partile_shape_t)shape, (partile_mass_kind_t)kind, sigma,
-                                accumulate };
+                                accumulate, NULL, 0.0 };
     return partile_mass_assemble(ctx, &p, P->n, &pos, P->off, P->q, &om, storage, NULL);
 }
 
@@ -236,7 +236,7 @@ static void test_bad_input(void **state)
     assert_int_equal(partile_mass_layout(&g3, PARTILE_SHAPE_TSC, PARTILE_MASS_SCALAR, &L), 0);
     assert_int_equal(L.offsets, 63);
     partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { P.x, P.x + 100 } };
-    partile_mass_params_t p = { &P.g, PARTILE_SHAPE_CIC, PARTILE_MASS_TENSOR, 1.0, 0 };
+    partile_mass_params_t p = { &P.g, PARTILE_SHAPE_CIC, PARTILE_MASS_TENSOR, 1.0, 0, NULL, 0.0 };
     assert_int_equal(partile_mass_assemble(ctx, &p, 100, &pos, P.off, P.q, NULL, S, NULL),
                      PARTILE_ERROR_NULL_POINTER);
     assert_int_equal(partile_mass_assemble(ctx, &p, 100, &pos, NULL, P.q, NULL, S, NULL),
@@ -246,12 +246,48 @@ static void test_bad_input(void **state)
     partile_context_destroy(ctx);
 }
 
+/* ω from a node-centred B field equals ω = (β/c)·gather(B) given per particle. */
+static void test_omega_from_bfield(void **state)
+{
+    (void)state;
+    partile_context_t *ctx = ref();
+    uint64_t rng = 31;
+    for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++) {
+        particles P = make_particles(ctx, 3, 1, 6, 500, &rng);
+        partile_mass_layout_t L;
+        assert_int_equal(partile_mass_layout(&P.g, (partile_shape_t)shape, PARTILE_MASS_TENSOR, &L), 0);
+        double *B = malloc((size_t)L.points * 3 * 8), *Bp = malloc(P.n * 3 * 8);
+        for (int64_t e = 0; e < L.points * 3; e++)
+            B[e] = 2 * su_uniform(&rng) - 1;
+        const double beta_c = 0.37;
+        partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { P.x, P.x + P.n, P.x + 2 * P.n } };
+        partile_transfer_t t = { &P.g, (partile_shape_t)shape, PARTILE_CENTERING_NODE, 3, NULL };
+        assert_int_equal(partile_gather(ctx, &t, P.n, &pos, B, Bp, NULL), 0);
+        for (size_t i = 0; i < P.n; i++)
+            for (int a = 0; a < 3; a++)
+                P.w[a * P.n + i] = beta_c * Bp[3 * i + a];
+        double *S1 = malloc(L.entries * 8), *S2 = malloc(L.entries * 8);
+        assert_int_equal(assemble(ctx, &P, shape, 1, 2.0, 0, S1), 0);
+        partile_mass_params_t p = { &P.g, (partile_shape_t)shape, PARTILE_MASS_TENSOR, 2.0, 0, B, beta_c };
+        assert_int_equal(partile_mass_assemble(ctx, &p, P.n, &pos, P.off, P.q, NULL, S2, NULL), 0);
+        assert_memory_equal(S1, S2, L.entries * 8);
+        /* neither omega nor a field: refused */
+        p.bfield = NULL;
+        assert_int_equal(partile_mass_assemble(ctx, &p, P.n, &pos, P.off, P.q, NULL, S2, NULL),
+                         PARTILE_ERROR_NULL_POINTER);
+        free(B), free(Bp), free(S1), free(S2);
+        free_particles(&P);
+    }
+    partile_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_alpha_solves),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_against_triple_loop),
+        cmocka_unit_test(test_omega_from_bfield),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,12 +71,17 @@ typedef struct partile_mass_params {
     partile_mass_kind_t kind;
     double sigma;              /* σ */
     int accumulate;            /* 1: add into storage (several species) */
+    /* Tensor kind without a per-particle ω: ω_p = beta_over_c · B(x_p), B a
+     * node-centred field (points × 3, row-major, context memory) gathered at
+     * the particle with the same shape exactly as partile_gather does. */
+    const double *bfield;
+    double beta_over_c;        /* β_s / c, β_s = q_s Δt / (2 m_s) */
 } partile_mass_params_t;
 
 /* Assemble into `storage` (layout.entries doubles). Particles sorted by cell
  * (cell_offsets from partile_sort, checked: PARTILE_ERROR_NOT_SORTED);
  * charges q (n); omega: for tensor, ω per particle as SoA x/y/z arrays (FP64),
- * ignored for scalar. */
+ * or NULL to compute it from params->bfield; ignored for scalar. */
 int partile_mass_assemble(partile_context_t *ctx, const partile_mass_params_t *params, size_t n,
                           const partile_vectors_t *pos, const int64_t *cell_offsets,
                           const double *q, const partile_vectors_t *omega, double *storage,
