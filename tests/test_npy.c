@@ -390,6 +390,55 @@ static void test_bad_dict(void **state)
     expect_error("nul.npy", "NUL");
 }
 
+/* npy_write_nd: a (4, 3, 3) float64 header and size; 1-D and 2-D files are
+ * byte for byte those of npy_write; bad ndim refused. */
+static void test_write_nd(void **state)
+{
+    (void)state;
+    char err[NPY_ERR_SIZE];
+    double v[36];
+    for (int i = 0; i < 36; i++)
+        v[i] = 0.5 * i - 3.0;
+    int64_t shape3[3] = { 4, 3, 3 };
+    assert_int_equal(npy_write_nd(path_of("nd.npy"), NPY_DTYPE_F8, 3, shape3, v, err), 0);
+    FILE *f = fopen(path_of("nd.npy"), "rb");
+    assert_non_null(f);
+    unsigned char buf[128 + sizeof v + 1];
+    size_t got = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    assert_int_equal(got, 128 + sizeof v); /* 10 + 62 + 1 > 64: two blocks */
+    assert_int_equal(buf[8] | buf[9] << 8, 118);
+    assert_memory_equal(buf + 10, "{'descr': '<f8', 'fortran_order': False, 'shape': (4, 3, 3), }",
+                        62);
+    assert_int_equal(buf[127], '\n');
+    assert_memory_equal(buf + 128, v, sizeof v);
+    /* the reader stays 1-D/2-D */
+    npy_array_t a;
+    assert_int_not_equal(npy_read(path_of("nd.npy"), &a, err), 0);
+
+    int64_t shapes[2][2] = { { 36, 0 }, { 12, 3 } };
+    for (int nd = 1; nd <= 2; nd++) {
+        assert_int_equal(npy_write(path_of("w2.npy"), NPY_DTYPE_F8, nd, shapes[nd - 1], v, err), 0);
+        assert_int_equal(npy_write_nd(path_of("n2.npy"), NPY_DTYPE_F8, nd, shapes[nd - 1], v, err),
+                         0);
+        unsigned char x[128 + sizeof v], y[128 + sizeof v];
+        FILE *fx = fopen(path_of("w2.npy"), "rb"), *fy = fopen(path_of("n2.npy"), "rb");
+        assert_non_null(fx);
+        assert_non_null(fy);
+        assert_int_equal(fread(x, 1, sizeof x, fx), sizeof x);
+        assert_int_equal(fread(y, 1, sizeof y, fy), sizeof y);
+        fclose(fx);
+        fclose(fy);
+        assert_memory_equal(x, y, sizeof x);
+    }
+    assert_int_not_equal(npy_write_nd(path_of("w.npy"), NPY_DTYPE_F8, 0, shape3, v, err), 0);
+    assert_int_not_equal(npy_write_nd(path_of("w.npy"), NPY_DTYPE_F8, NPY_WRITE_MAX_DIMS + 1,
+                                      shape3, v, err), 0);
+    int64_t neg[3] = { 4, -3, 3 };
+    assert_int_not_equal(npy_write_nd(path_of("w.npy"), NPY_DTYPE_F8, 3, neg, v, err), 0);
+    assert_true(strlen(err) > 0);
+}
+
 static void test_writer_errors(void **state)
 {
     (void)state;
@@ -425,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_bad_shape_and_layout),
         cmocka_unit_test(test_bad_dict),
         cmocka_unit_test(test_writer_errors),
+        cmocka_unit_test(test_write_nd),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

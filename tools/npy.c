@@ -536,38 +536,43 @@ done:
 
 /* ---- writer ------------------------------------------------------------ */
 
-int npy_write(const char *path, npy_dtype_t dtype, int ndim, const int64_t *shape,
-              const void *data, char *err)
+/* Any ndim in 1 .. NPY_WRITE_MAX_DIMS; npy_write keeps its 1-D/2-D contract. */
+static int write_array(const char *path, npy_dtype_t dtype, int ndim, const int64_t *shape,
+                       const void *data, char *err)
 {
     if (err)
         err[0] = '\0';
     size_t esize = npy_dtype_size(dtype);
-    if (!path || !shape || esize == 0 || ndim < 1 || ndim > 2) {
+    if (!path || !shape || esize == 0 || ndim < 1 || ndim > NPY_WRITE_MAX_DIMS) {
         set_err(err, "internal error: bad arguments to npy_write");
         return -1;
     }
-    int64_t d0 = shape[0], d1 = ndim == 2 ? shape[1] : 1;
-    if (d0 < 0 || d1 < 0 || (uint64_t)d0 > SIZE_MAX || (uint64_t)d1 > SIZE_MAX ||
-        (d1 != 0 && (size_t)d0 > SIZE_MAX / (size_t)d1 / esize)) {
-        set_err(err, "internal error: bad shape for npy_write");
-        return -1;
+    size_t count = 1;
+    for (int k = 0; k < ndim; k++) {
+        int64_t d = shape[k];
+        if (d < 0 || (uint64_t)d > SIZE_MAX) {
+            set_err(err, "internal error: bad shape for npy_write");
+            return -1;
+        }
+        if (count != 0 && (size_t)d > SIZE_MAX / count / esize) {
+            set_err(err, "internal error: bad shape for npy_write");
+            return -1;
+        }
+        count *= (size_t)d;
     }
-    size_t count = (size_t)d0 * (size_t)d1, bytes = count * esize;
+    size_t bytes = count * esize;
     if (count > 0 && !data) {
         set_err(err, "internal error: no data for npy_write");
         return -1;
     }
 
+    /* 'shape': (d0,) for 1-D, else (d0, d1, ...) as NumPy writes it */
     char dict[256];
-    int n;
-    if (ndim == 1)
-        n = snprintf(dict, sizeof dict,
-                     "{'descr': '<%s', 'fortran_order': False, 'shape': (%" PRId64 ",), }",
-                     dtype_code(dtype), d0);
-    else
-        n = snprintf(dict, sizeof dict,
-                     "{'descr': '<%s', 'fortran_order': False, 'shape': (%" PRId64 ", %" PRId64
-                     "), }", dtype_code(dtype), d0, d1);
+    int n = snprintf(dict, sizeof dict, "{'descr': '<%s', 'fortran_order': False, 'shape': (",
+                     dtype_code(dtype));
+    for (int k = 0; k < ndim; k++)
+        n += snprintf(dict + n, sizeof dict - (size_t)n, "%s%" PRId64, k ? ", " : "", shape[k]);
+    n += snprintf(dict + n, sizeof dict - (size_t)n, "%s), }", ndim == 1 ? "," : "");
     /* magic(6) + version(2) + length(2) + dict + padding + '\n' = 64·k */
     size_t total = 10 + (size_t)n + 1;
     total = (total + 63) / 64 * 64;
@@ -614,6 +619,24 @@ int npy_write(const char *path, npy_dtype_t dtype, int ndim, const int64_t *shap
         return -1;
     }
     return 0;
+}
+
+int npy_write(const char *path, npy_dtype_t dtype, int ndim, const int64_t *shape,
+              const void *data, char *err)
+{
+    if (ndim < 1 || ndim > 2) {
+        if (err)
+            err[0] = '\0';
+        set_err(err, "internal error: bad arguments to npy_write");
+        return -1;
+    }
+    return write_array(path, dtype, ndim, shape, data, err);
+}
+
+int npy_write_nd(const char *path, npy_dtype_t dtype, int ndim, const int64_t *shape,
+                 const void *data, char *err)
+{
+    return write_array(path, dtype, ndim, shape, data, err);
 }
 
 int npy_write_i64(const char *path, const int64_t *data, size_t n, char *err)

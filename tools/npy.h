@@ -60,6 +60,12 @@ void npy_array_free(npy_array_t *a);
 int npy_write(const char *path, npy_dtype_t dtype, int ndim, const int64_t *shape,
               const void *data, char *err);
 
+/* The same for 1 to NPY_WRITE_MAX_DIMS dimensions (e.g. a (nnz, 3, 3) block
+ * array). The reader stays 1-D/2-D. */
+#define NPY_WRITE_MAX_DIMS 8
+int npy_write_nd(const char *path, npy_dtype_t dtype, int ndim, const int64_t *shape,
+                 const void *data, char *err);
+
 /* Shorthand: a 1-D int64 array of n elements. */
 int npy_write_i64(const char *path, const int64_t *data, size_t n, char *err);
 

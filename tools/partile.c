@@ -4,6 +4,7 @@
  *   partile sort [options]       sort particles of a .npy file by cell
  *   partile deposit [options]    particle values onto grid points (.npy in and out)
  *   partile gather [options]     grid values at the particles (.npy in and out)
+ *   partile assemble [options]   the particle mass matrix, exported as CSR/BSR .npy files
  *   partile version
  * Exit status: 0 success, 1 a check failed or an operation failed, 2 usage
  * error, 77 (with --skip-unavailable) the asked-for backend cannot run here. */
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "partile/partile.h"
 #include "tools/check_particles.h"
@@ -68,6 +70,28 @@ static void usage(FILE *f)
             "    (cells + 3 points), -1 .. cells for cell (cells + 2), stored at i + 1. Row\n"
             "    g = a + Px*(b + Py*c), x fastest ((a, b, c) the stored indices, Px, Py the\n"
             "    points per axis); see include/partile/deposit.h.\n"
+            "  assemble [options]         particle mass matrix M = sigma sum_p q_p W_gp W_g'p alpha_p\n"
+            "                             (include/partile/mass.h), exported as CSR (scalar) or\n"
+            "                             BSR with 3x3 blocks (tensor), both triangles\n"
+            "      --backend, --device, --cells, --lower, --upper, --periodic, --positions\n"
+            "                             the grid and particles, as for sort; positions in any\n"
+            "                             order (sorted by cell first: partile_sort, partile_permute)\n"
+            "      --shape NAME           cic or tsc (node points, numbered as for deposit); a\n"
+            "                             periodic axis needs >= 3 cells (cic) or >= 5 (tsc)\n"
+            "      --kind NAME            scalar (MPM, alpha = 1) or tensor (ECSIM: alpha_p =\n"
+            "                             (I - C(w) + w w^T)/(1 + w.w), C(w)u = w x u)\n"
+            "      --charges Q.npy        (Np,) float64, q_p\n"
+            "      --omega W.npy          (Np, 3) float64, omega_p: required for tensor, refused\n"
+            "                             for scalar\n"
+            "      --sigma S              the factor sigma (default 1)\n"
+            "      --precision NAME       fp64 (default; tf32 planned, not available yet)\n"
+            "      --mode NAME            bitwise (default: the order of mass.h; relaxed planned,\n"
+            "                             not available yet)\n"
+            "      --out DIR              writes DIR/indptr.npy (points + 1), DIR/indices.npy\n"
+            "                             (nnz), both int64, and DIR/data.npy, float64 (nnz,) or\n"
+            "                             (nnz, 3, 3); DIR is created if missing. The backend must\n"
+            "                             implement assembly (with --backend auto, the reference\n"
+            "                             is used when the one picked does not)\n"
             "  version                    print the library version\n");
 }
 
@@ -558,16 +582,17 @@ static double now_s(void)
 
 /* ---- partile sort ------------------------------------------------------- */
 
-/* Creates dir if missing (one level); an existing directory is fine. */
-static int make_dir(const char *dir)
+/* Creates dir if missing (one level); an existing directory is fine.
+ * Returns 1 if it was created, 0 if it existed, -1 after a message. */
+static int make_dir(const char *cmd, const char *dir)
 {
     if (mkdir(dir, 0777) == 0)
-        return 0;
+        return 1;
     int e = errno;
     struct stat st;
     if (e == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
         return 0;
-    fprintf(stderr, "partile sort: cannot create directory \"%s\": %s\n", dir,
+    fprintf(stderr, "partile %s: cannot create directory \"%s\": %s\n", cmd, dir,
             e == EEXIST ? "exists and is not a directory" : strerror(e));
     return -1;
 }
@@ -690,7 +715,7 @@ static int cmd_sort(int argc, char **argv)
     }
 
     /* The outputs. */
-    if (make_dir(out) < 0)
+    if (make_dir("sort", out) < 0)
         goto done;
     static const char *names[3] = { "perm.npy", "offsets.npy", "cell.npy" };
     const int64_t *arrays[3] = { perm, offsets, cell };
@@ -773,6 +798,18 @@ static int read_f64(const char *cmd, const char *path, const char *what, npy_arr
         return -1;
     }
     return 0;
+}
+
+/* After an error naming particle `bad` of the sorted order: which particle
+ * of the input file it is (d_perm: the sort's permutation, context memory). */
+static void report_sorted_particle(const char *cmd, partile_context_t *ctx, const int64_t *d_perm,
+                                   int64_t bad, size_t n, const char *positions)
+{
+    int64_t orig;
+    if (d_perm && bad >= 0 && (size_t)bad < n &&
+        partile_memcpy(ctx, &orig, d_perm + bad, sizeof orig, PARTILE_COPY_DEVICE_TO_HOST) >= 0)
+        fprintf(stderr, "partile %s: (particle %" PRId64 " of the sorted order is particle "
+                        "%" PRId64 " of %s)\n", cmd, bad, orig, positions);
 }
 
 /* deposit (is_deposit = 1) or gather (0). */
@@ -1062,12 +1099,8 @@ static int cmd_transfer(int argc, char **argv, int is_deposit)
     double elapsed_ms = (now_s() - t0) * 1e3;
     if (st < 0) {
         cmd_error(cmd, go.positions, st);
-        int64_t orig;
-        if (sorted && bad >= 0 && (size_t)bad < n &&
-            partile_memcpy(ctx, &orig, d_perm + bad, sizeof orig,
-                           PARTILE_COPY_DEVICE_TO_HOST) >= 0)
-            fprintf(stderr, "partile %s: (particle %" PRId64 " of the sorted order is particle "
-                            "%" PRId64 " of %s)\n", cmd, bad, orig, go.positions);
+        if (sorted)
+            report_sorted_particle(cmd, ctx, d_perm, bad, n, go.positions);
         goto done;
     }
 
@@ -1122,6 +1155,415 @@ done:
     return rc;
 }
 
+/* ---- partile assemble --------------------------------------------------- */
+
+/* Whether ctx's backend assembles mass matrices: a call with no particles on
+ * a 3-cell periodic 1-D grid. 0 if it does, PARTILE_ERROR_UNSUPPORTED if
+ * not, another status (< 0) if the probe itself failed. */
+static int mass_probe(partile_context_t *ctx)
+{
+    partile_grid_t g;
+    memset(&g, 0, sizeof g);
+    g.dim = 1;
+    g.cells[0] = 3;
+    g.spacing[0] = 1.0;
+    g.periodic[0] = 1;
+    partile_mass_layout_t lay;
+    int st = partile_mass_layout(&g, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, &lay);
+    if (st < 0)
+        return st;
+    const int64_t zeros[4] = { 0, 0, 0, 0 };
+    int64_t *d_off = NULL;
+    double *d_store = NULL, *d_x = NULL;
+    if ((st = device_copy_of(ctx, zeros, sizeof zeros, (void **)&d_off)) >= 0 &&
+        (st = device_copy_of(ctx, NULL, lay.entries * sizeof(double), (void **)&d_store)) >= 0 &&
+        (st = device_copy_of(ctx, NULL, sizeof(double), (void **)&d_x)) >= 0) {
+        partile_vectors_t v;
+        memset(&v, 0, sizeof v);
+        v.type = PARTILE_DTYPE_FLOAT64;
+        v.axis[0] = d_x;
+        partile_mass_params_t p;
+        memset(&p, 0, sizeof p); /* fields beyond these: zero / NULL */
+        p.grid = &g;
+        p.shape = PARTILE_SHAPE_CIC;
+        p.kind = PARTILE_MASS_SCALAR;
+        p.sigma = 1.0;
+        st = partile_mass_assemble(ctx, &p, 0, &v, d_off, NULL, NULL, d_store, NULL);
+        if (st == 0)
+            st = partile_context_synchronize(ctx);
+    }
+    partile_free(ctx, d_off);
+    partile_free(ctx, d_store);
+    partile_free(ctx, d_x);
+    return st;
+}
+
+static int cmd_assemble(int argc, char **argv)
+{
+    const char *cmd = "assemble";
+    grid_opts go;
+    grid_opts_init(&go);
+    const char *shape_arg = NULL, *kind_arg = NULL, *charges_path = NULL, *omega_path = NULL;
+    const char *sigma_arg = NULL, *precision = "fp64", *mode = "bitwise", *out = NULL;
+    for (int i = 0; i < argc; i++) {
+        int r = parse_grid_option(cmd, &go, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        const char *a = argv[i];
+        int has_value = i + 1 < argc;
+        if (!strcmp(a, "--shape") && has_value)
+            shape_arg = argv[++i];
+        else if (!strcmp(a, "--kind") && has_value)
+            kind_arg = argv[++i];
+        else if (!strcmp(a, "--charges") && has_value)
+            charges_path = argv[++i];
+        else if (!strcmp(a, "--omega") && has_value)
+            omega_path = argv[++i];
+        else if (!strcmp(a, "--sigma") && has_value)
+            sigma_arg = argv[++i];
+        else if (!strcmp(a, "--precision") && has_value)
+            precision = argv[++i];
+        else if (!strcmp(a, "--mode") && has_value)
+            mode = argv[++i];
+        else if (!strcmp(a, "--out") && has_value)
+            out = argv[++i];
+        else {
+            fprintf(stderr, "partile %s: unknown or incomplete option \"%s\"\n", cmd, a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    {
+        const char *need[6] = { go.cells_arg, go.positions, shape_arg, kind_arg, charges_path,
+                                out };
+        const char *names[6] = { "--cells", "--positions", "--shape", "--kind", "--charges",
+                                 "--out" };
+        char missing[128] = "";
+        for (int k = 0; k < 6; k++)
+            if (!need[k]) {
+                strcat(missing, missing[0] ? ", " : "");
+                strcat(missing, names[k]);
+            }
+        if (missing[0]) {
+            fprintf(stderr, "partile %s: missing %s (required: --cells, --positions, --shape, "
+                            "--kind, --charges, --out)\n", cmd, missing);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (out[0] == '\0') {
+        fprintf(stderr, "partile %s: --out needs a directory name\n", cmd);
+        return 2;
+    }
+    partile_shape_t shape;
+    if (!strcmp(shape_arg, "cic"))
+        shape = PARTILE_SHAPE_CIC;
+    else if (!strcmp(shape_arg, "tsc"))
+        shape = PARTILE_SHAPE_TSC;
+    else {
+        fprintf(stderr, "partile %s: --shape needs cic or tsc, got \"%s\"\n", cmd, shape_arg);
+        return 2;
+    }
+    partile_mass_kind_t kind;
+    if (!strcmp(kind_arg, "scalar"))
+        kind = PARTILE_MASS_SCALAR;
+    else if (!strcmp(kind_arg, "tensor"))
+        kind = PARTILE_MASS_TENSOR;
+    else {
+        fprintf(stderr, "partile %s: --kind needs scalar or tensor, got \"%s\"\n", cmd, kind_arg);
+        return 2;
+    }
+    if (kind == PARTILE_MASS_TENSOR && !omega_path) {
+        fprintf(stderr, "partile %s: --kind tensor needs --omega W.npy ((Np, 3) float64, omega "
+                        "per particle)\n", cmd);
+        return 2;
+    }
+    if (kind == PARTILE_MASS_SCALAR && omega_path) {
+        fprintf(stderr, "partile %s: --omega is only for --kind tensor (the kind is scalar)\n",
+                cmd);
+        return 2;
+    }
+    double sigma = 1.0;
+    if (sigma_arg) {
+        char *end;
+        sigma = strtod(sigma_arg, &end);
+        if (end == sigma_arg || *end || !isfinite(sigma)) {
+            fprintf(stderr, "partile %s: --sigma needs a finite number, got \"%s\"\n", cmd,
+                    sigma_arg);
+            return 2;
+        }
+    }
+    if (strcmp(precision, "fp64") != 0) {
+        fprintf(stderr, "partile %s: --precision \"%s\" is not available yet: only fp64 is "
+                        "implemented (tf32 is planned)\n", cmd, precision);
+        return 2;
+    }
+    if (strcmp(mode, "bitwise") != 0) {
+        fprintf(stderr, "partile %s: --mode \"%s\" is not available yet: only bitwise is "
+                        "implemented (relaxed is planned)\n", cmd, mode);
+        return 2;
+    }
+    partile_grid_t grid;
+    if (build_grid(cmd, &go, &grid) < 0)
+        return 2;
+    const int dim = grid.dim;
+    const int comps = kind == PARTILE_MASS_TENSOR ? 9 : 1;
+    partile_mass_layout_t layout;
+    int64_t nnz = 0, ncells = 0;
+    int st;
+    if ((st = partile_mass_layout(&grid, shape, kind, &layout)) < 0 ||
+        (st = partile_mass_export_count(&grid, shape, &nnz)) < 0 ||
+        (st = partile_grid_cell_count(&grid, &ncells)) < 0)
+        return cmd_error(cmd, "grid", st);
+    if ((uint64_t)nnz > SIZE_MAX / (9 * sizeof(double)) ||
+        (uint64_t)layout.points >= SIZE_MAX / sizeof(int64_t) ||
+        (uint64_t)ncells >= SIZE_MAX / sizeof(int64_t)) {
+        fprintf(stderr, "partile %s: %" PRId64 " points, %" PRId64 " nonzeros: sizes overflow\n",
+                cmd, layout.points, nnz);
+        return 1;
+    }
+
+    /* The inputs. */
+    host_positions hp;
+    if (load_positions(cmd, go.positions, dim, &hp) < 0)
+        return 1;
+    const size_t n = hp.n, nn = n ? n : 1;
+    int rc = 1;
+    npy_array_t charges = { 0 }, omega = { 0 };
+    partile_context_t *ctx = NULL;
+    void *d_axis[3] = { NULL, NULL, NULL };
+    double *d_q = NULL, *d_omega = NULL, *d_storage = NULL;
+    int64_t *d_offsets = NULL, *d_perm = NULL;
+    double *h_omega = NULL, *h_storage = NULL, *h_data = NULL;
+    int64_t *h_indptr = NULL, *h_indices = NULL;
+    char *paths[3] = { NULL, NULL, NULL };
+    int written = 0, created = 0;
+
+    if (read_f64(cmd, charges_path, "charges", &charges) < 0)
+        goto done;
+    if (charges.ndim != 1 || (size_t)charges.shape[0] != n) {
+        if (charges.ndim == 1)
+            fprintf(stderr, "partile %s: %s: charges have shape (%" PRId64 ",), need (%zu,): "
+                            "one per particle\n", cmd, charges_path, charges.shape[0], n);
+        else
+            fprintf(stderr, "partile %s: %s: charges have shape (%" PRId64 ", %" PRId64 "), "
+                            "need (%zu,): one per particle\n",
+                    cmd, charges_path, charges.shape[0], charges.shape[1], n);
+        goto done;
+    }
+    if (omega_path) {
+        if (read_f64(cmd, omega_path, "omega", &omega) < 0)
+            goto done;
+        if (omega.ndim != 2 || omega.shape[1] != 3 || (size_t)omega.shape[0] != n) {
+            if (omega.ndim == 1)
+                fprintf(stderr, "partile %s: %s: omega has shape (%" PRId64 ",), need (%zu, 3): "
+                                "one 3-vector per particle\n", cmd, omega_path, omega.shape[0], n);
+            else
+                fprintf(stderr, "partile %s: %s: omega has shape (%" PRId64 ", %" PRId64 "), "
+                                "need (%zu, 3): one 3-vector per particle\n",
+                        cmd, omega_path, omega.shape[0], omega.shape[1], n);
+            goto done;
+        }
+        /* (Np, 3) -> SoA x, y, z */
+        h_omega = malloc(3 * nn * sizeof(double));
+        if (!h_omega) {
+            fprintf(stderr, "partile %s: out of host memory\n", cmd);
+            goto done;
+        }
+        const double *w = omega.data;
+        for (size_t p = 0; p < n; p++)
+            for (int c = 0; c < 3; c++)
+                h_omega[(size_t)c * nn + p] = w[3 * p + (size_t)c];
+    }
+    h_storage = malloc(layout.entries * sizeof(double));
+    h_indptr = malloc(((size_t)layout.points + 1) * sizeof(int64_t));
+    h_indices = malloc((nnz ? (size_t)nnz : 1) * sizeof(int64_t));
+    h_data = malloc((nnz ? (size_t)nnz : 1) * (size_t)comps * sizeof(double));
+    if (!h_storage || !h_indptr || !h_indices || !h_data) {
+        fprintf(stderr, "partile %s: out of host memory (%" PRId64 " points, %" PRId64
+                        " nonzeros)\n", cmd, layout.points, nnz);
+        goto done;
+    }
+
+    /* The backend: it must implement assembly; auto falls back to the reference. */
+    if (!(ctx = open_context(cmd, &go)))
+        goto done;
+    st = mass_probe(ctx);
+    if (st == PARTILE_ERROR_UNSUPPORTED && !strcmp(go.backend, "auto") &&
+        strcmp(partile_context_backend(ctx), "reference") != 0) {
+        fprintf(stderr, "partile %s: note: --backend auto picked \"%s\", which has no "
+                        "mass-matrix assembly yet; assembling on \"reference\" instead\n",
+                cmd, partile_context_backend(ctx));
+        partile_context_destroy(ctx);
+        grid_opts ref = go;
+        ref.backend = "reference";
+        ref.device = 0;
+        if (!(ctx = open_context(cmd, &ref)))
+            goto done;
+        st = mass_probe(ctx);
+    }
+    if (st < 0) {
+        char what[160];
+        snprintf(what, sizeof what, "backend \"%s\"", partile_context_backend(ctx));
+        cmd_error(cmd, what, st);
+        goto done;
+    }
+
+    for (int a = 0; a < dim; a++)
+        if ((st = device_copy_of(ctx, hp.axis[a], nn * hp.esize, &d_axis[a])) < 0) {
+            cmd_error(cmd, "copying positions to the device", st);
+            goto done;
+        }
+    if ((st = device_copy_of(ctx, n ? charges.data : NULL, nn * sizeof(double),
+                             (void **)&d_q)) < 0 ||
+        (h_omega && (st = device_copy_of(ctx, h_omega, 3 * nn * sizeof(double),
+                                         (void **)&d_omega)) < 0)) {
+        cmd_error(cmd, "copying the inputs to the device", st);
+        goto done;
+    }
+    if ((st = partile_malloc(ctx, ((size_t)ncells + 1) * sizeof(int64_t),
+                             (void **)&d_offsets)) < 0 ||
+        (st = partile_malloc(ctx, nn * sizeof(int64_t), (void **)&d_perm)) < 0 ||
+        (st = partile_malloc(ctx, layout.entries * sizeof(double), (void **)&d_storage)) < 0) {
+        cmd_error(cmd, "allocating the cell list and the matrix", st);
+        goto done;
+    }
+    partile_vectors_t vec, om;
+    memset(&vec, 0, sizeof vec);
+    memset(&om, 0, sizeof om);
+    vec.type = hp.type;
+    for (int a = 0; a < dim; a++)
+        vec.axis[a] = d_axis[a];
+    om.type = PARTILE_DTYPE_FLOAT64;
+    if (d_omega)
+        for (int c = 0; c < 3; c++)
+            om.axis[c] = d_omega + (size_t)c * nn;
+
+    /* Sort by cell, reorder positions, charges and omega, assemble. */
+    int64_t bad = -1;
+    double t0 = now_s();
+    st = partile_sort(ctx, &grid, n, &vec, d_offsets, d_perm, NULL, &bad);
+    if (st < 0) {
+        char what[4200];
+        snprintf(what, sizeof what, "sorting %s", go.positions);
+        cmd_error(cmd, what, st);
+        goto done;
+    }
+    partile_array_t arrays[3 + 1 + 3];
+    int count = 0;
+    for (int a = 0; a < dim; a++)
+        arrays[count++] = (partile_array_t){ d_axis[a], hp.type };
+    arrays[count++] = (partile_array_t){ d_q, PARTILE_DTYPE_FLOAT64 };
+    if (d_omega)
+        for (int c = 0; c < 3; c++)
+            arrays[count++] = (partile_array_t){ d_omega + (size_t)c * nn, PARTILE_DTYPE_FLOAT64 };
+    if ((st = partile_permute(ctx, n, d_perm, count, arrays, NULL, 0)) == 0)
+        st = partile_context_synchronize(ctx);
+    if (st < 0) {
+        cmd_error(cmd, "reordering the particles", st);
+        goto done;
+    }
+    double t1 = now_s();
+    partile_mass_params_t params;
+    memset(&params, 0, sizeof params); /* accumulate 0; omega given per particle */
+    params.grid = &grid;
+    params.shape = shape;
+    params.kind = kind;
+    params.sigma = sigma;
+    st = partile_mass_assemble(ctx, &params, n, &vec, d_offsets, d_q, d_omega ? &om : NULL,
+                               d_storage, &bad);
+    if (st == 0)
+        st = partile_context_synchronize(ctx);
+    double t2 = now_s();
+    if (st < 0) {
+        cmd_error(cmd, go.positions, st);
+        report_sorted_particle(cmd, ctx, d_perm, bad, n, go.positions);
+        goto done;
+    }
+    if ((st = partile_memcpy(ctx, h_storage, d_storage, layout.entries * sizeof(double),
+                             PARTILE_COPY_DEVICE_TO_HOST)) < 0) {
+        cmd_error(cmd, "copying the matrix from the device", st);
+        goto done;
+    }
+    if ((st = partile_mass_export(&grid, shape, kind, h_storage, h_indptr, h_indices,
+                                  h_data)) < 0) {
+        cmd_error(cmd, "export", st);
+        goto done;
+    }
+
+    /* The outputs. */
+    if ((created = make_dir(cmd, out)) < 0) {
+        created = 0;
+        goto done;
+    }
+    {
+        static const char *names[3] = { "indptr.npy", "indices.npy", "data.npy" };
+        char err[NPY_ERR_SIZE];
+        for (int k = 0; k < 3; k++) {
+            paths[k] = join_path(out, names[k]);
+            if (!paths[k]) {
+                fprintf(stderr, "partile %s: out of host memory\n", cmd);
+                goto done;
+            }
+            int w;
+            if (k == 0)
+                w = npy_write_i64(paths[k], h_indptr, (size_t)layout.points + 1, err);
+            else if (k == 1)
+                w = npy_write_i64(paths[k], h_indices, (size_t)nnz, err);
+            else {
+                const int64_t shape_out[3] = { nnz, 3, 3 };
+                w = npy_write_nd(paths[k], NPY_DTYPE_F8, kind == PARTILE_MASS_TENSOR ? 3 : 1,
+                                 shape_out, h_data, err);
+            }
+            if (w < 0) {
+                fprintf(stderr, "partile %s: %s: %s\n", cmd, paths[k], err);
+                goto done;
+            }
+            written = k + 1;
+        }
+    }
+    printf("partile %s: %zu particles, %" PRId64 " points, nnz %" PRId64 " (%s), shape %s, "
+           "kind %s, sigma %g, cells ", cmd, n, layout.points, nnz,
+           kind == PARTILE_MASS_TENSOR ? "3x3 blocks" : "entries", shape_arg, kind_arg, sigma);
+    for (int a = 0; a < dim; a++)
+        printf("%s%" PRId64, a ? "x" : "", grid.cells[a]);
+    printf("%s, backend %s, %s positions, fp64 bitwise, %.3f ms (sort %.3f, assembly %.3f); "
+           "wrote %s/{indptr,indices,data}.npy\n",
+           go.periodic ? " periodic" : "", partile_context_backend(ctx),
+           npy_dtype_name(hp.npy_type), (t2 - t0) * 1e3, (t1 - t0) * 1e3, (t2 - t1) * 1e3, out);
+    rc = 0;
+done:
+    if (rc != 0) {
+        for (int k = 0; k < written; k++)
+            remove(paths[k]);
+        if (created)
+            rmdir(out);
+    }
+    for (int k = 0; k < 3; k++)
+        free(paths[k]);
+    if (ctx) {
+        for (int a = 0; a < 3; a++)
+            partile_free(ctx, d_axis[a]);
+        partile_free(ctx, d_q);
+        partile_free(ctx, d_omega);
+        partile_free(ctx, d_storage);
+        partile_free(ctx, d_offsets);
+        partile_free(ctx, d_perm);
+        partile_context_destroy(ctx);
+    }
+    free(h_omega);
+    free(h_storage);
+    free(h_data);
+    free(h_indptr);
+    free(h_indices);
+    npy_array_free(&charges);
+    npy_array_free(&omega);
+    host_positions_free(&hp);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -1138,6 +1580,8 @@ int main(int argc, char **argv)
         return cmd_transfer(argc - 2, argv + 2, 1);
     if (!strcmp(argv[1], "gather"))
         return cmd_transfer(argc - 2, argv + 2, 0);
+    if (!strcmp(argv[1], "assemble"))
+        return cmd_assemble(argc - 2, argv + 2);
     if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
         printf("partile %s\n", partile_version());
         return 0;
