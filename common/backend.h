@@ -11,6 +11,7 @@
 #include "partile/sort.h"
 #include "partile/deposit.h"
 #include "partile/mass.h"
+#include "partile/pairs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,6 +91,12 @@ typedef struct partile_backend_ops {
                          const partile_vectors_t *pos, const int64_t *cell_offsets,
                          const double *q, const partile_vectors_t *omega, double *storage,
                          int64_t *bad);
+
+    /* Pair interactions (include/partile/pairs.h); arguments checked, n > 0;
+     * force and scalar may be NULL. */
+    int (*pairs)(void *state, const partile_grid_t *grid, const partile_pair_params_t *params,
+                 size_t n, const partile_vectors_t *pos, const int64_t *cell_offsets,
+                 partile_vectors_t *force, void *scalar, int64_t *bad);
 } partile_backend_ops_t;
 
 /* The backends, in "auto" preference order. Each is defined whether or not

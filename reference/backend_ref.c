@@ -10,6 +10,7 @@
 #include "reference/sort_ref.h"
 #include "reference/deposit_ref.h"
 #include "reference/mass_ref.h"
+#include "reference/pairs_ref.h"
 
 static int ref_device_count(int *count, const char **note)
 {
@@ -162,6 +163,14 @@ static int ref_mass_assemble(void *state, const partile_mass_params_t *p, size_t
     return partile_mass_assemble_ref(p, n, pos, cell_offsets, q, omega, storage, bad);
 }
 
+static int ref_pairs(void *state, const partile_grid_t *grid, const partile_pair_params_t *params,
+                     size_t n, const partile_vectors_t *pos, const int64_t *cell_offsets,
+                     partile_vectors_t *force, void *scalar, int64_t *bad)
+{
+    (void)state;
+    return partile_pairs_ref(grid, params, n, pos, cell_offsets, force, scalar, bad);
+}
+
 const partile_backend_ops_t partile_backend_reference = {
     .name = "reference",
     .targets = "host",
@@ -191,4 +200,5 @@ const partile_backend_ops_t partile_backend_reference = {
     .deposit = ref_deposit,
     .gather = ref_gather,
     .mass_assemble = ref_mass_assemble,
+    .pairs = ref_pairs,
 };

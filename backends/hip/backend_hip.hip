@@ -446,6 +446,7 @@ extern "C" const partile_backend_ops_t partile_backend_hip = {
     hip_deposit,
     hip_gather,
     /* mass_assemble: not on GPUs yet (issue #4) */ NULL,
+    /* pairs: not on GPUs yet (issue #7) */ NULL,
 };
 
 static_assert(sizeof shape_kernels / sizeof shape_kernels[0] == 5,

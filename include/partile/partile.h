@@ -10,5 +10,6 @@
 #include "partile/sort.h"
 #include "partile/deposit.h"
 #include "partile/mass.h"
+#include "partile/pairs.h"
 
 #endif

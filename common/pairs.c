@@ -1,0 +1,94 @@
+/* Front end of pair interactions: checks, dispatch, and the FP64 total
+ * (summed on the host in particle order, the same for every backend). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "partile/pairs.h"
+#include "common/checked.h"
+#include "common/context_internal.h"
+
+static int check_params(const partile_grid_t *g, const partile_pair_params_t *p)
+{
+    if (!(p->cutoff > 0) || !isfinite(p->cutoff))
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "cutoff %g must be finite and > 0",
+                            p->cutoff);
+    for (int a = 0; a < g->dim; a++) {
+        if (g->spacing[a] < p->cutoff)
+            return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT,
+                                "cells along axis %d are %g wide, narrower than the cutoff %g", a,
+                                g->spacing[a], p->cutoff);
+        if (g->periodic[a] && g->cells[a] < 3)
+            return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT,
+                                "periodic axis %d needs at least 3 cells (has %lld)", a,
+                                (long long)g->cells[a]);
+    }
+    if (p->interaction == PARTILE_PAIRS_LJ) {
+        if (!(p->sigma > 0) || !isfinite(p->sigma) || !isfinite(p->epsilon))
+            return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "LJ needs finite epsilon and sigma > 0");
+    } else if (p->interaction == PARTILE_PAIRS_SPH_DENSITY) {
+        if (!(p->h > 0) || !(2 * p->h <= p->cutoff) || !isfinite(p->mass))
+            return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT,
+                                "SPH needs h > 0 with support 2h <= cutoff, and a finite mass");
+    } else {
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "interaction %d", (int)p->interaction);
+    }
+    return 0;
+}
+
+int partile_pairs(partile_context_t *ctx, const partile_grid_t *grid,
+                  const partile_pair_params_t *params, size_t n, const partile_vectors_t *pos,
+                  const int64_t *cell_offsets, partile_vectors_t *force, void *scalar,
+                  double *total, int64_t *bad_particle)
+{
+    PARTILE_CHECK_CTX(ctx);
+    int64_t ncells;
+    int st = partile_grid_cell_count(grid, &ncells);
+    if (st < 0)
+        return st;
+    if (!params || !pos || !cell_offsets)
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "params, pos or cell_offsets is NULL");
+    if ((st = check_params(grid, params)) < 0)
+        return st;
+    if (pos->type != PARTILE_DTYPE_FLOAT64 && pos->type != PARTILE_DTYPE_FLOAT32)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "positions must be FLOAT64 or FLOAT32");
+    for (int a = 0; a < grid->dim; a++)
+        if (n > 0 && (!pos->axis[a] || (force && !force->axis[a])))
+            return partile_fail(PARTILE_ERROR_NULL_POINTER, "a position or force axis is NULL");
+    if (force && force->type != pos->type)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "force must have the positions' type");
+    if (params->interaction == PARTILE_PAIRS_SPH_DENSITY && force)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "SPH density has no force output");
+    if (total)
+        *total = 0.0;
+    if (n == 0)
+        return PARTILE_SUCCESS;
+    if (total && !scalar)
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "total needs the scalar output");
+    if (!ctx->ops->pairs)
+        return partile_fail(PARTILE_ERROR_UNSUPPORTED,
+                            "backend \"%s\" has no pair interactions yet", ctx->ops->name);
+    int64_t bad = -1;
+    st = ctx->ops->pairs(ctx->state, grid, params, n, pos, cell_offsets, force, scalar, &bad);
+    if (st < 0) {
+        if (bad >= 0 && bad_particle)
+            *bad_particle = bad;
+        if (bad >= 0)
+            return partile_fail(st, "particle %lld: %s", (long long)bad, partile_status_string(st));
+        return st;
+    }
+    if (total) {
+        const size_t esz = pos->type == PARTILE_DTYPE_FLOAT32 ? 4 : 8;
+        void *h = malloc(n * esz);
+        if (!h)
+            return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "total");
+        st = partile_memcpy(ctx, h, scalar, n * esz, PARTILE_COPY_DEVICE_TO_HOST);
+        double s = 0.0;
+        for (size_t i = 0; i < n && st >= 0; i++)
+            s += esz == 4 ? (double)((float *)h)[i] : ((double *)h)[i];
+        free(h);
+        if (st >= 0)
+            *total = s;
+    }
+    return st;
+}

@@ -1,0 +1,65 @@
+/* partile — short-range pair interactions with a cutoff radius.
+ *
+ *   out_i = Σ_{j ≠ i, |x_i − x_j| < r_c} φ(x_i, x_j)
+ *
+ * over particles sorted by cell (the cell list of partile_sort) on a grid
+ * whose cells are at least r_c wide, so that the neighbours of a particle
+ * lie in the 3^d cells around its own. Built-in interactions (C callers
+ * cannot pass device functions):
+ *   LJ           force F_i = Σ 24ε (2(σ/r)^12 − (σ/r)^6) / r² · d_ij and
+ *                potential energy e_i = ½ Σ 4ε((σ/r)^12 − (σ/r)^6) − shift
+ *                (shift: the same at r_c when `shifted`, else 0), so that
+ *                Σ_i e_i is the total energy;
+ *   SPH density  ρ_i = m W(0) + Σ m W(r_ij), W the cubic spline of
+ *                smoothing length h (support 2h ≤ r_c), normalised for d.
+ * d_ij = x_i − x_j, per periodic axis reduced to the minimum image
+ * d − L·rint(d/L) (L = cells·spacing); r² = (d_x² + d_y²) + d_z².
+ *
+ * Order (the bitwise specification, the same for every strategy of every
+ * backend): for particle i in cell c, the neighbour cells c + (dx, dy, dz)
+ * are visited with dz outermost and dx innermost, each from −1 to 1 (wrapped
+ * on periodic axes, skipped outside a non-periodic grid), their particles in
+ * order; each accepted pair adds its term with a plain addition, starting
+ * from 0 (SPH: from m W(0)). FP32 positions are computed in FP32, FP64 in
+ * FP64, with the formulas of common/pairs_math.h. Periodic axes need at
+ * least 3 cells. */
+#ifndef PARTILE_PAIRS_H
+#define PARTILE_PAIRS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "partile/context.h"
+#include "partile/sort.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum partile_interaction {
+    PARTILE_PAIRS_LJ = 0,
+    PARTILE_PAIRS_SPH_DENSITY = 1
+} partile_interaction_t;
+
+typedef struct partile_pair_params {
+    partile_interaction_t interaction;
+    double cutoff;          /* r_c > 0, ≤ every cell width */
+    double epsilon, sigma;  /* LJ */
+    int shifted;            /* LJ: 1 = energy shifted to 0 at r_c */
+    double h, mass;         /* SPH: smoothing length (2h ≤ r_c), particle mass */
+} partile_pair_params_t;
+
+/* Per-particle results, in the positions' type (FLOAT64 or FLOAT32):
+ * force (LJ: grid->dim arrays; NULL to skip) and scalar (LJ: energy, SPH:
+ * density; NULL to skip). *total (host, may be NULL) = Σ_i scalar_i,
+ * summed in FP64 in particle order. Bad positions, an unsorted list, cells
+ * narrower than the cutoff: a negative status, outputs untouched. */
+int partile_pairs(partile_context_t *ctx, const partile_grid_t *grid,
+                  const partile_pair_params_t *params, size_t n, const partile_vectors_t *pos,
+                  const int64_t *cell_offsets, partile_vectors_t *force, void *scalar,
+                  double *total, int64_t *bad_particle);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
