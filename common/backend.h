@@ -12,6 +12,7 @@
 #include "partile/deposit.h"
 #include "partile/mass.h"
 #include "partile/pairs.h"
+#include "partile/apply.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -91,6 +92,14 @@ typedef struct partile_backend_ops {
                          const partile_vectors_t *pos, const int64_t *cell_offsets,
                          const double *q, const partile_vectors_t *omega, double *storage,
                          int64_t *bad);
+
+    /* Mass-matrix application (include/partile/apply.h); arguments checked. */
+    int (*mass_apply_matfree)(void *state, const partile_mass_params_t *p, size_t n,
+                              const partile_vectors_t *pos, const int64_t *cell_offsets,
+                              const double *q, const partile_vectors_t *omega, const double *x,
+                              double *y, int64_t *bad);
+    int (*mass_apply_assembled)(void *state, const partile_mass_params_t *p,
+                                const double *storage, const double *x, double *y);
 
     /* Pair interactions (include/partile/pairs.h); arguments checked, n > 0;
      * force and scalar may be NULL. */

@@ -171,6 +171,22 @@ static int ref_pairs(void *state, const partile_grid_t *grid, const partile_pair
     return partile_pairs_ref(grid, params, n, pos, cell_offsets, force, scalar, bad);
 }
 
+static int ref_apply_matfree(void *state, const partile_mass_params_t *p, size_t n,
+                             const partile_vectors_t *pos, const int64_t *off, const double *q,
+                             const partile_vectors_t *omega, const double *x, double *y,
+                             int64_t *bad)
+{
+    (void)state;
+    return partile_mass_apply_matfree_ref(p, n, pos, off, q, omega, x, y, bad);
+}
+
+static int ref_apply_assembled(void *state, const partile_mass_params_t *p, const double *storage,
+                               const double *x, double *y)
+{
+    (void)state;
+    return partile_mass_apply_assembled_ref(p, storage, x, y);
+}
+
 const partile_backend_ops_t partile_backend_reference = {
     .name = "reference",
     .targets = "host",
@@ -200,5 +216,7 @@ const partile_backend_ops_t partile_backend_reference = {
     .deposit = ref_deposit,
     .gather = ref_gather,
     .mass_assemble = ref_mass_assemble,
+    .mass_apply_matfree = ref_apply_matfree,
+    .mass_apply_assembled = ref_apply_assembled,
     .pairs = ref_pairs,
 };

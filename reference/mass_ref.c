@@ -192,3 +192,128 @@ done:
     free(bfield_omega);
     return st;
 }
+
+/* ω of every particle as AoS (n × 3): copied, or (β/c)·B gathered. Checks it
+ * is finite. */
+int partile_mass_omega_ref(const partile_mass_params_t *p, size_t n,
+                           const partile_vectors_t *pos, const partile_vectors_t *omega,
+                           double *w, int64_t *bad)
+{
+    if (omega) {
+        for (size_t i = 0; i < n; i++)
+            for (int a = 0; a < 3; a++)
+                w[3 * i + a] = ((const double *)omega->axis[a])[i];
+    } else {
+        partile_transfer_t t = { p->grid, p->shape, PARTILE_CENTERING_NODE, 3, NULL };
+        int st = partile_gather_ref(&t, n, pos, p->bfield, w, bad);
+        if (st)
+            return st;
+        for (size_t e = 0; e < 3 * n; e++)
+            w[e] = p->beta_over_c * w[e];
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!(isfinite(w[3 * i]) && isfinite(w[3 * i + 1]) && isfinite(w[3 * i + 2]))) {
+            *bad = (int64_t)i;
+            return PARTILE_ERROR_NOT_FINITE;
+        }
+    return 0;
+}
+
+int partile_mass_apply_matfree_ref(const partile_mass_params_t *p, size_t n,
+                                   const partile_vectors_t *pos, const int64_t *off,
+                                   const double *q, const partile_vectors_t *omega,
+                                   const double *x, double *y, int64_t *bad)
+{
+    partile_mass_layout_t L;
+    partile_mass_layout(p->grid, p->shape, p->kind, &L);
+    const int m = p->kind == PARTILE_MASS_TENSOR ? 3 : 1;
+    partile_transfer_t t = { p->grid, p->shape, PARTILE_CENTERING_NODE, m, NULL };
+    double *X = malloc((n ? n : 1) * m * sizeof *X), *V = malloc((n ? n : 1) * m * sizeof *V);
+    double *F = calloc((size_t)L.points * m, sizeof *F), *w = NULL;
+    int st = 0;
+    if (!X || !V || !F) {
+        st = partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "matrix-free scratch");
+        goto out;
+    }
+    if (n > 0 && (st = partile_gather_ref(&t, n, pos, x, X, bad)) != 0)
+        goto out;
+    if (m == 3) {
+        w = malloc((n ? n : 1) * 3 * sizeof *w);
+        if (!w) {
+            st = partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "matrix-free omega");
+            goto out;
+        }
+        if (n > 0 && (st = partile_mass_omega_ref(p, n, pos, omega, w, bad)) != 0)
+            goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (m == 1) {
+            V[i] = q[i] * X[i];
+            continue;
+        }
+        double alpha[9];
+        partile_alpha(w + 3 * i, alpha);
+        for (int r = 0; r < 3; r++) {
+            double acc = 0.0;
+            for (int c = 0; c < 3; c++)
+                acc = fma(q[i] * alpha[3 * r + c], X[3 * i + c], acc);
+            V[3 * i + r] = acc;
+        }
+    }
+    if ((st = partile_deposit_ref(&t, n, pos, V, off, F, bad)) != 0)
+        goto out;
+    for (int64_t e = 0; e < L.points * m; e++)
+        y[e] = p->sigma * F[e];
+out:
+    free(X), free(V), free(F), free(w);
+    return st;
+}
+
+int partile_mass_apply_assembled_ref(const partile_mass_params_t *p, const double *storage,
+                                     const double *x, double *y)
+{
+    const partile_grid_t *g = p->grid;
+    partile_mass_layout_t L;
+    partile_mass_layout(g, p->shape, p->kind, &L);
+    int64_t pts[3], total;
+    partile_field_shape(g, PARTILE_CENTERING_NODE, pts, &total);
+    const int order = partile_mass_order((int)p->shape), m = p->kind == PARTILE_MASS_TENSOR ? 3 : 1;
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < total; r++) {
+        const int64_t idx[3] = { r % pts[0], r / pts[0] % pts[1], r / (pts[0] * pts[1]) };
+        double acc[3] = { 0.0, 0.0, 0.0 };
+        int o[3] = { 0, 0, 0 };
+        const int rz = g->dim > 2 ? order : 0, ry = g->dim > 1 ? order : 0;
+        for (o[2] = -rz; o[2] <= rz; o[2]++)
+            for (o[1] = -ry; o[1] <= ry; o[1]++)
+                for (o[0] = -order; o[0] <= order; o[0]++) {
+                    int64_t col = 0, stride = 1, skip = 0;
+                    for (int a = 0; a < g->dim; a++) {
+                        int64_t j = idx[a] + o[a];
+                        if (g->periodic[a])
+                            j = ((j % pts[a]) + pts[a]) % pts[a];
+                        else if (j < 0 || j >= pts[a])
+                            skip = 1;
+                        col += j * stride;
+                        stride *= pts[a];
+                    }
+                    if (skip)
+                        continue;
+                    int slot = partile_mass_slot((int)p->shape, g->dim, o);
+                    const double *blk;
+                    if (slot >= 0) {
+                        blk = storage + (r * L.offsets + slot) * L.components;
+                    } else {
+                        const int neg[3] = { -o[0], -o[1], -o[2] };
+                        blk = storage + (col * L.offsets + partile_mass_slot((int)p->shape, g->dim, neg)) *
+                                            L.components;
+                    }
+                    for (int i = 0; i < m; i++)
+                        for (int j = 0; j < m; j++)
+                            acc[i] = fma(blk[i * m + j], x[col * m + j], acc[i]);
+                }
+        for (int i = 0; i < m; i++)
+            y[r * m + i] = acc[i];
+    }
+    return 0;
+}

@@ -404,6 +404,7 @@ extern "C" const partile_backend_ops_t partile_backend_cuda = {
     cuda_deposit,
     cuda_gather,
     /* mass_assemble: not on GPUs yet (issue #4) */ NULL,
+    /* mass_apply_matfree, mass_apply_assembled: not on GPUs yet (issue #6) */ NULL, NULL,
     /* pairs: not on GPUs yet (issue #7) */ NULL,
 };
 

@@ -446,6 +446,7 @@ extern "C" const partile_backend_ops_t partile_backend_hip = {
     hip_deposit,
     hip_gather,
     /* mass_assemble: not on GPUs yet (issue #4) */ NULL,
+    /* mass_apply_matfree, mass_apply_assembled: not on GPUs yet (issue #6) */ NULL, NULL,
     /* pairs: not on GPUs yet (issue #7) */ NULL,
 };
 

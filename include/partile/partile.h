@@ -11,5 +11,6 @@
 #include "partile/deposit.h"
 #include "partile/mass.h"
 #include "partile/pairs.h"
+#include "partile/apply.h"
 
 #endif

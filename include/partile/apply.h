@@ -1,0 +1,45 @@
+/* partile — applying the particle mass matrix: y = M x.
+ *
+ * Matrix-free: gather x at each particle with the shape (B), scale by
+ * q_p α_p (D; q_p for scalar), deposit back (Bᵀ), times σ — the
+ * factorization of a matrix-free finite-element operator. Assembled: from
+ * the canonical storage of partile_mass_assemble, no CSR needed. x and y
+ * hold `components` values per grid point (1 scalar, 3 tensor), row-major,
+ * on the point numbering of partile/deposit.h.
+ *
+ * Order (bitwise specification). Matrix-free: X_p = gather of x exactly as
+ * partile_gather; V_p,i = fma chain over j = 0, 1, 2 of (q_p·α_p^{ij}) X_p,j
+ * from 0 (scalar: q_p·X_p); F = the sorted-path deposit of V into a zero
+ * field (partile_deposit with the cell list); y = σ·F. Assembled: y_g,i = fma
+ * chain from 0 over the full stencil of g (offsets z outermost, x innermost,
+ * each from −n to n, neighbours outside a non-periodic grid skipped) and
+ * j = 0 … (components − 1) of M^{ij}_{g,g+o} x_{g+o,j}. The two agree to
+ * rounding, not bit for bit. */
+#ifndef PARTILE_APPLY_H
+#define PARTILE_APPLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "partile/mass.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Matrix-free y = M x (y overwritten). params->accumulate is ignored;
+ * params->bfield / beta_over_c work as for assembly. */
+int partile_mass_apply_matfree(partile_context_t *ctx, const partile_mass_params_t *params,
+                               size_t n, const partile_vectors_t *pos, const int64_t *cell_offsets,
+                               const double *q, const partile_vectors_t *omega, const double *x,
+                               double *y, int64_t *bad_particle);
+
+/* Assembled y = M x from canonical storage (y overwritten). Only the grid,
+ * shape and kind of params are used. */
+int partile_mass_apply_assembled(partile_context_t *ctx, const partile_mass_params_t *params,
+                                 const double *storage, const double *x, double *y);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
