@@ -32,13 +32,6 @@ static int64_t stored_point(const partile_grid_t *g, const int64_t pts[3], const
     return out;
 }
 
-/* ω of particle i: from the per-particle arrays, or the one gathered from B (AoS). */
-static void omega_of(const partile_vectors_t *omega, const double *from_b, size_t i, double w[3])
-{
-    for (int a = 0; a < 3; a++)
-        w[a] = omega ? ((const double *)omega->axis[a])[i] : from_b[3 * i + a];
-}
-
 int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
                               const partile_vectors_t *pos, const int64_t *off, const double *q,
                               const partile_vectors_t *omega, double *storage, int64_t *bad)
@@ -54,7 +47,7 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
     int npts = 1;
     for (int a = 0; a < g->dim; a++)
         npts *= np1;
-    double *sums = calloc(L.entries ? L.entries : 1, sizeof *sums), *bfield_omega = NULL;
+    double *sums = calloc(L.entries ? L.entries : 1, sizeof *sums), *w_all = NULL;
     particle_data *pd = malloc((n ? n : 1) * sizeof *pd);
     int st = 0;
     if (!sums || !pd) {
@@ -100,29 +93,15 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
         }
         pd[i].group = grp;
     }
-    if (p->kind == PARTILE_MASS_TENSOR && !omega && n > 0) {
-        /* ω_p = (β/c)·B(x_p), B gathered exactly as partile_gather does */
-        partile_transfer_t t = { g, p->shape, PARTILE_CENTERING_NODE, 3, NULL };
-        bfield_omega = malloc(n * 3 * sizeof *bfield_omega);
-        if (!bfield_omega) {
-            st = partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "omega from B");
+    if (p->kind == PARTILE_MASS_TENSOR && n > 0) {
+        w_all = malloc(n * 3 * sizeof *w_all);
+        if (!w_all) {
+            st = partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "omega");
             goto done;
         }
-        if ((st = partile_gather_ref(&t, n, pos, p->bfield, bfield_omega, bad)) != 0)
+        if ((st = partile_mass_omega_ref(p, n, pos, omega, w_all, bad)) != 0)
             goto done;
-        for (size_t e = 0; e < 3 * n; e++)
-            bfield_omega[e] = p->beta_over_c * bfield_omega[e];
     }
-    if (p->kind == PARTILE_MASS_TENSOR)
-        for (size_t i = 0; i < n; i++) {
-            double w[3];
-            omega_of(omega, bfield_omega, i, w);
-            if (!(isfinite(w[0]) && isfinite(w[1]) && isfinite(w[2]))) {
-                *bad = (int64_t)i;
-                st = PARTILE_ERROR_NOT_FINITE;
-                goto done;
-            }
-        }
     /* per cell, per group (ascending), the local chains, added in that order */
     for (int64_t c = 0; c < ncells; c++) {
         const int ngroups = p->shape == PARTILE_SHAPE_TSC ? 1 << g->dim : 1;
@@ -138,9 +117,8 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
                 any = 1;
                 double coef[9] = { q[i] };
                 if (p->kind == PARTILE_MASS_TENSOR) {
-                    double w[3], alpha[9];
-                    omega_of(omega, bfield_omega, (size_t)i, w);
-                    partile_alpha(w, alpha);
+                    double alpha[9];
+                    partile_alpha(w_all + 3 * i, alpha);
                     for (int k = 0; k < 9; k++)
                         coef[k] = q[i] * alpha[k];
                 }
@@ -189,7 +167,7 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
 done:
     free(sums);
     free(pd);
-    free(bfield_omega);
+    free(w_all);
     return st;
 }
 
