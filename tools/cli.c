@@ -1,0 +1,443 @@
+/* Shared pieces of the `partile` subcommands (tools/cli.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "partile/partile.h"
+#include "tools/cli.h"
+#include "tools/npy.h"
+
+
+/* "partile CMD: WHAT: status: detail" for a library error; returns 1. */
+int cmd_error(const char *cmd, const char *what, int status)
+{
+    const char *detail = partile_last_error_detail();
+    fprintf(stderr, "partile %s: %s: %s%s%s\n", cmd, what, partile_status_string(status),
+            detail[0] ? ": " : "", detail);
+    return 1;
+}
+
+/* 1 to max comma-separated numbers, each consumed entirely: their count,
+ * or -1. */
+int parse_numbers(const char *s, int max, int integers, double *dval, int64_t *ival)
+{
+    int n = 0;
+    const char *p = s;
+    for (;;) {
+        if (n == max || *p == '\0' || *p == ',')
+            return -1;
+        char *end;
+        errno = 0;
+        if (integers) {
+            long long v = strtoll(p, &end, 10);
+            if (errno || end == p)
+                return -1;
+            ival[n] = (int64_t)v;
+        } else {
+            double v = strtod(p, &end);
+            if (end == p || !isfinite(v))
+                return -1;
+            dval[n] = v;
+        }
+        n++;
+        if (*end == '\0')
+            return n;
+        if (*end != ',')
+            return -1;
+        p = end + 1;
+    }
+}
+
+/* "a[,b[,c]]": 1 to 3 comma-separated numbers, each consumed entirely. */
+int parse_list(const char *s, int integers, double *dval, int64_t *ival)
+{
+    return parse_numbers(s, 3, integers, dval, ival);
+}
+
+
+void grid_opts_init(grid_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->backend = "auto";
+}
+
+/* If argv[*i] is one of --backend, --device, --cells, --lower, --upper,
+ * --periodic, --positions (with its value where it takes one), consumes it
+ * (advancing *i past a value) and returns 1; returns 0 if it is not one of
+ * them, -1 after a message if its value is bad (a usage error). */
+int parse_grid_option(const char *cmd, grid_opts *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--periodic")) {
+        o->periodic = 1;
+        return 1;
+    }
+    if (*i + 1 >= argc)
+        return 0;
+    const char *v = argv[*i + 1];
+    if (!strcmp(a, "--backend"))
+        o->backend = v;
+    else if (!strcmp(a, "--device")) {
+        char *end;
+        long d = strtol(v, &end, 10);
+        if (*end || v[0] == '\0' || d < 0 || d > 1024) {
+            fprintf(stderr, "partile %s: --device needs an index, got \"%s\"\n", cmd, v);
+            return -1;
+        }
+        o->device = (int)d;
+    } else if (!strcmp(a, "--cells"))
+        o->cells_arg = v;
+    else if (!strcmp(a, "--lower"))
+        o->lower_arg = v;
+    else if (!strcmp(a, "--upper"))
+        o->upper_arg = v;
+    else if (!strcmp(a, "--positions"))
+        o->positions = v;
+    else
+        return 0;
+    (*i)++;
+    return 1;
+}
+
+/* The grid of dim axes with cells[m] cells from lower[m] to upper[m]
+ * (every axis periodic or none); 0, or -1 after a message (a usage error)
+ * if a spacing is not finite and > 0. */
+int fill_grid(const char *cmd, int dim, const int64_t *cells, const double *lower,
+                     const double *upper, int periodic, partile_grid_t *grid)
+{
+    memset(grid, 0, sizeof *grid);
+    grid->dim = dim;
+    for (int m = 0; m < dim; m++) {
+        double h = (upper[m] - lower[m]) / (double)cells[m];
+        if (!isfinite(h) || !(h > 0.0)) {
+            fprintf(stderr, "partile %s: axis %d: lower %g, upper %g and %" PRId64 " cells "
+                            "give spacing %g; it must be finite and > 0\n",
+                    cmd, m, lower[m], upper[m], cells[m], h);
+            return -1;
+        }
+        grid->cells[m] = cells[m];
+        grid->lower[m] = lower[m];
+        grid->spacing[m] = h;
+        grid->periodic[m] = periodic;
+    }
+    return 0;
+}
+
+/* The grid from --cells, --lower, --upper, --periodic; 0, or -1 after a
+ * message (a usage error). */
+int build_grid(const char *cmd, const grid_opts *o, partile_grid_t *grid)
+{
+    memset(grid, 0, sizeof *grid);
+    int64_t cells[3] = { 0 };
+    double lower[3] = { 0, 0, 0 }, upper[3];
+    int dim = parse_list(o->cells_arg, 1, NULL, cells);
+    if (dim < 1) {
+        fprintf(stderr, "partile %s: --cells needs 1 to 3 comma-separated integers, got \"%s\"\n",
+                cmd, o->cells_arg);
+        return -1;
+    }
+    for (int m = 0; m < dim; m++)
+        if (cells[m] < 1) {
+            fprintf(stderr, "partile %s: --cells: axis %d has %" PRId64 " cells, needs >= 1\n",
+                    cmd, m, cells[m]);
+            return -1;
+        }
+    if (o->lower_arg && parse_list(o->lower_arg, 0, lower, NULL) != dim) {
+        fprintf(stderr, "partile %s: --lower needs %d finite number(s) (one per --cells "
+                        "entry), got \"%s\"\n", cmd, dim, o->lower_arg);
+        return -1;
+    }
+    for (int m = 0; m < dim; m++)
+        upper[m] = lower[m] + (double)cells[m];
+    if (o->upper_arg && parse_list(o->upper_arg, 0, upper, NULL) != dim) {
+        fprintf(stderr, "partile %s: --upper needs %d finite number(s) (one per --cells "
+                        "entry), got \"%s\"\n", cmd, dim, o->upper_arg);
+        return -1;
+    }
+    return fill_grid(cmd, dim, cells, lower, upper, o->periodic, grid);
+}
+
+
+void host_positions_free(host_positions *p)
+{
+    for (int m = 0; m < 3; m++)
+        free(p->axis[m]);
+    memset(p, 0, sizeof *p);
+}
+
+/* Reads path: (Np, dim) float64 or float32, or (Np,) if dim = 1. 0, or -1
+ * after a message (a data error). */
+int load_positions(const char *cmd, const char *path, int dim, host_positions *p)
+{
+    memset(p, 0, sizeof *p);
+    npy_array_t pos;
+    char err[NPY_ERR_SIZE];
+    if (npy_read(path, &pos, err) < 0) {
+        fprintf(stderr, "partile %s: %s: %s\n", cmd, path, err);
+        return -1;
+    }
+    int rc = -1;
+    if (pos.dtype != NPY_DTYPE_F8 && pos.dtype != NPY_DTYPE_F4) {
+        fprintf(stderr, "partile %s: %s: positions must be float64 or float32, not %s\n", cmd,
+                path, npy_dtype_name(pos.dtype));
+        goto done;
+    }
+    if ((pos.ndim == 2 && pos.shape[1] != dim) || (pos.ndim == 1 && dim != 1)) {
+        if (pos.ndim == 2)
+            fprintf(stderr, "partile %s: %s: positions have shape (%" PRId64 ", %" PRId64 "), "
+                            "need (Np, %d) for the %d grid axes\n",
+                    cmd, path, pos.shape[0], pos.shape[1], dim, dim);
+        else
+            fprintf(stderr, "partile %s: %s: positions have shape (%" PRId64 ",), need "
+                            "(Np, %d) for the %d grid axes\n",
+                    cmd, path, pos.shape[0], dim, dim);
+        goto done;
+    }
+    p->n = (size_t)pos.shape[0];
+    p->npy_type = pos.dtype;
+    p->esize = npy_dtype_size(pos.dtype);
+    p->type = pos.dtype == NPY_DTYPE_F8 ? PARTILE_DTYPE_FLOAT64 : PARTILE_DTYPE_FLOAT32;
+    if (p->n > SIZE_MAX / 64) {
+        fprintf(stderr, "partile %s: %s: %zu particles: sizes overflow\n", cmd, path, p->n);
+        goto done;
+    }
+    /* AoS (Np, d) -> SoA, one array per axis. */
+    const unsigned char *src = pos.data;
+    size_t n = p->n, esize = p->esize;
+    for (int m = 0; m < dim; m++) {
+        p->axis[m] = malloc((n ? n : 1) * esize);
+        if (!p->axis[m]) {
+            fprintf(stderr, "partile %s: out of host memory\n", cmd);
+            goto done;
+        }
+        for (size_t q = 0; q < n; q++)
+            memcpy((unsigned char *)p->axis[m] + q * esize,
+                   src + (q * (size_t)dim + (size_t)m) * esize, esize);
+    }
+    rc = 0;
+done:
+    if (rc < 0)
+        host_positions_free(p);
+    npy_array_free(&pos);
+    return rc;
+}
+
+/* Context memory of bytes (> 0), filled from host (when not NULL). */
+int device_copy_of(partile_context_t *ctx, const void *host, size_t bytes, void **dev)
+{
+    int st = partile_malloc(ctx, bytes, dev);
+    if (st >= 0 && host)
+        st = partile_memcpy(ctx, *dev, host, bytes, PARTILE_COPY_HOST_TO_DEVICE);
+    return st;
+}
+
+/* The context for --backend / --device; NULL after a message. */
+partile_context_t *open_context(const char *cmd, const grid_opts *o)
+{
+    partile_context_t *ctx = NULL;
+    int st = partile_context_create(o->backend, o->device, &ctx);
+    if (st < 0) {
+        char what[128];
+        snprintf(what, sizeof what, "backend \"%s\"", o->backend);
+        cmd_error(cmd, what, st);
+        return NULL;
+    }
+    return ctx;
+}
+
+/* The context for --backend / --device that implements an operation:
+ * probe(ctx) answers 0 if it does, PARTILE_ERROR_UNSUPPORTED if not. With
+ * --backend auto, a backend without it gives way to the reference, with a
+ * note on stderr ("... which has no FEATURE yet; DOING on \"reference\"
+ * instead"). NULL after a message. */
+partile_context_t *open_context_with(const char *cmd, const grid_opts *o,
+                                            int (*probe)(partile_context_t *),
+                                            const char *feature, const char *doing)
+{
+    partile_context_t *ctx = open_context(cmd, o);
+    if (!ctx)
+        return NULL;
+    int st = probe(ctx);
+    if (st == PARTILE_ERROR_UNSUPPORTED && !strcmp(o->backend, "auto") &&
+        strcmp(partile_context_backend(ctx), "reference") != 0) {
+        fprintf(stderr, "partile %s: note: --backend auto picked \"%s\", which has no %s yet; "
+                        "%s on \"reference\" instead\n",
+                cmd, partile_context_backend(ctx), feature, doing);
+        partile_context_destroy(ctx);
+        grid_opts ref = *o;
+        ref.backend = "reference";
+        ref.device = 0;
+        if (!(ctx = open_context(cmd, &ref)))
+            return NULL;
+        st = probe(ctx);
+    }
+    if (st < 0) {
+        char what[160];
+        snprintf(what, sizeof what, "backend \"%s\"", partile_context_backend(ctx));
+        cmd_error(cmd, what, st);
+        partile_context_destroy(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+
+/* Creates dir if missing (one level); an existing directory is fine.
+ * Returns 1 if it was created, 0 if it existed, -1 after a message. */
+int make_dir(const char *cmd, const char *dir)
+{
+    if (mkdir(dir, 0777) == 0)
+        return 1;
+    int e = errno;
+    struct stat st;
+    if (e == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    fprintf(stderr, "partile %s: cannot create directory \"%s\": %s\n", cmd, dir,
+            e == EEXIST ? "exists and is not a directory" : strerror(e));
+    return -1;
+}
+
+char *join_path(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+
+const char *const shape_names[] = { "ngp", "cic", "tsc", "overlap" };
+
+/* "7x6 = 42 node points; non-periodic axes: cells + 3, one ghost layer on each side" */
+void describe_field(const partile_grid_t *g, partile_centering_t c, const int64_t pts[3],
+                           int64_t total, char *buf, size_t size)
+{
+    int k = snprintf(buf, size, "%" PRId64, pts[0]);
+    for (int m = 1; m < g->dim && k > 0 && (size_t)k < size; m++)
+        k += snprintf(buf + k, size - (size_t)k, "x%" PRId64, pts[m]);
+    if (k < 0 || (size_t)k >= size)
+        return;
+    if (g->periodic[0])
+        snprintf(buf + k, size - (size_t)k, " = %" PRId64 " %s points; periodic: one per cell",
+                 total, c == PARTILE_CENTERING_NODE ? "node" : "cell-centre");
+    else
+        snprintf(buf + k, size - (size_t)k, " = %" PRId64 " %s points; non-periodic: cells + %d "
+                 "per axis, one ghost layer on each side", total,
+                 c == PARTILE_CENTERING_NODE ? "node" : "cell-centre",
+                 c == PARTILE_CENTERING_NODE ? 3 : 2);
+}
+
+/* A float64 .npy file; 0, or -1 after a message. */
+int read_f64(const char *cmd, const char *path, const char *what, npy_array_t *a)
+{
+    char err[NPY_ERR_SIZE];
+    if (npy_read(path, a, err) < 0) {
+        fprintf(stderr, "partile %s: %s: %s\n", cmd, path, err);
+        return -1;
+    }
+    if (a->dtype != NPY_DTYPE_F8) {
+        fprintf(stderr, "partile %s: %s: %s must be float64, not %s\n", cmd, path, what,
+                npy_dtype_name(a->dtype));
+        npy_array_free(a);
+        return -1;
+    }
+    return 0;
+}
+
+/* After an error naming particle `bad` of the sorted order: which particle
+ * of the input file it is (d_perm: the sort's permutation, context memory). */
+void report_sorted_particle(const char *cmd, partile_context_t *ctx, const int64_t *d_perm,
+                                   int64_t bad, size_t n, const char *positions)
+{
+    int64_t orig;
+    if (d_perm && bad >= 0 && (size_t)bad < n &&
+        partile_memcpy(ctx, &orig, d_perm + bad, sizeof orig, PARTILE_COPY_DEVICE_TO_HOST) >= 0)
+        fprintf(stderr, "partile %s: (particle %" PRId64 " of the sorted order is particle "
+                        "%" PRId64 " of %s)\n", cmd, bad, orig, positions);
+}
+
+
+/* A finite number for option opt; 0, or -1 after a message (a usage error). */
+int parse_number_option(const char *cmd, const char *opt, const char *arg, double *v)
+{
+    if (parse_numbers(arg, 1, 0, v, NULL) != 1) {
+        fprintf(stderr, "partile %s: %s needs a finite number, got \"%s\"\n", cmd, opt, arg);
+        return -1;
+    }
+    return 0;
+}
+
+/* "5x5x6 periodic, spacing 1.2x1x1" */
+void describe_grid(const partile_grid_t *g, char *buf, size_t size)
+{
+    int k = 0;
+    for (int m = 0; m < g->dim && k >= 0 && (size_t)k < size; m++)
+        k += snprintf(buf + k, size - (size_t)k, "%s%" PRId64, m ? "x" : "", g->cells[m]);
+    if (k >= 0 && (size_t)k < size)
+        k += snprintf(buf + k, size - (size_t)k, "%s, spacing ",
+                      g->periodic[0] ? " periodic" : "");
+    for (int m = 0; m < g->dim && k >= 0 && (size_t)k < size; m++)
+        k += snprintf(buf + k, size - (size_t)k, "%s%.17g", m ? "x" : "", g->spacing[m]);
+}
+
+int require_options(const char *cmd, int count, const char *const *values,
+                    const char *const *names, const char *required)
+{
+    char missing[160] = "";
+    for (int k = 0; k < count; k++)
+        if (!values[k]) {
+            strncat(missing, missing[0] ? ", " : "", sizeof missing - strlen(missing) - 1);
+            strncat(missing, names[k], sizeof missing - strlen(missing) - 1);
+        }
+    if (!missing[0])
+        return 0;
+    fprintf(stderr, "partile %s: missing %s (required: %s)\n", cmd, missing, required);
+    usage(stderr);
+    return 2;
+}
+
+int parse_options(const char *cmd, grid_opts *go, int argc, char **argv, const cli_option *opts,
+                  int count)
+{
+    for (int i = 0; i < argc; i++) {
+        int r = parse_grid_option(cmd, go, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        const char *a = argv[i];
+        int known = 0;
+        for (int k = 0; k < count && !known; k++) {
+            if (strcmp(a, opts[k].name) != 0)
+                continue;
+            if (opts[k].value && i + 1 < argc) {
+                *opts[k].value = argv[++i];
+                known = 1;
+            } else if (!opts[k].value) {
+                *opts[k].flag = 1;
+                known = 1;
+            }
+        }
+        if (!known) {
+            fprintf(stderr, "partile %s: unknown or incomplete option \"%s\"\n", cmd, a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,370 @@
+/* partile assemble: the particle mass matrix as CSR/BSR .npy files. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "partile/partile.h"
+#include "tools/cli.h"
+#include "tools/npy.h"
+
+/* Whether ctx's backend assembles mass matrices: a call with no particles on
+ * a 3-cell periodic 1-D grid. 0 if it does, PARTILE_ERROR_UNSUPPORTED if
+ * not, another status (< 0) if the probe itself failed. */
+static int mass_probe(partile_context_t *ctx)
+{
+    partile_grid_t g;
+    memset(&g, 0, sizeof g);
+    g.dim = 1;
+    g.cells[0] = 3;
+    g.spacing[0] = 1.0;
+    g.periodic[0] = 1;
+    partile_mass_layout_t lay;
+    int st = partile_mass_layout(&g, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, &lay);
+    if (st < 0)
+        return st;
+    const int64_t zeros[4] = { 0, 0, 0, 0 };
+    int64_t *d_off = NULL;
+    double *d_store = NULL, *d_x = NULL;
+    if ((st = device_copy_of(ctx, zeros, sizeof zeros, (void **)&d_off)) >= 0 &&
+        (st = device_copy_of(ctx, NULL, lay.entries * sizeof(double), (void **)&d_store)) >= 0 &&
+        (st = device_copy_of(ctx, NULL, sizeof(double), (void **)&d_x)) >= 0) {
+        partile_vectors_t v;
+        memset(&v, 0, sizeof v);
+        v.type = PARTILE_DTYPE_FLOAT64;
+        v.axis[0] = d_x;
+        partile_mass_params_t p;
+        memset(&p, 0, sizeof p); /* fields beyond these: zero / NULL */
+        p.grid = &g;
+        p.shape = PARTILE_SHAPE_CIC;
+        p.kind = PARTILE_MASS_SCALAR;
+        p.sigma = 1.0;
+        st = partile_mass_assemble(ctx, &p, 0, &v, d_off, NULL, NULL, d_store, NULL);
+        if (st == 0)
+            st = partile_context_synchronize(ctx);
+    }
+    partile_free(ctx, d_off);
+    partile_free(ctx, d_store);
+    partile_free(ctx, d_x);
+    return st;
+}
+
+int cmd_assemble(int argc, char **argv)
+{
+    const char *cmd = "assemble";
+    grid_opts go;
+    grid_opts_init(&go);
+    const char *shape_arg = NULL, *kind_arg = NULL, *charges_path = NULL, *omega_path = NULL;
+    const char *sigma_arg = NULL, *precision = "fp64", *mode = "bitwise", *out = NULL;
+    const cli_option opts[] = {
+        { "--shape", &shape_arg, NULL },    { "--kind", &kind_arg, NULL },
+        { "--charges", &charges_path, NULL }, { "--omega", &omega_path, NULL },
+        { "--sigma", &sigma_arg, NULL },    { "--precision", &precision, NULL },
+        { "--mode", &mode, NULL },          { "--out", &out, NULL },
+    };
+    if (parse_options(cmd, &go, argc, argv, opts, (int)(sizeof opts / sizeof opts[0])))
+        return 2;
+    {
+        const char *const need[6] = { go.cells_arg, go.positions, shape_arg, kind_arg, charges_path,
+                                out };
+        const char *const names[6] = { "--cells", "--positions", "--shape", "--kind", "--charges",
+                                 "--out" };
+        if (require_options(cmd, 6, need, names, "--cells, --positions, --shape, --kind, --charges, --out"))
+            return 2;
+    }
+    if (out[0] == '\0') {
+        fprintf(stderr, "partile %s: --out needs a directory name\n", cmd);
+        return 2;
+    }
+    partile_shape_t shape;
+    if (!strcmp(shape_arg, "cic"))
+        shape = PARTILE_SHAPE_CIC;
+    else if (!strcmp(shape_arg, "tsc"))
+        shape = PARTILE_SHAPE_TSC;
+    else {
+        fprintf(stderr, "partile %s: --shape needs cic or tsc, got \"%s\"\n", cmd, shape_arg);
+        return 2;
+    }
+    partile_mass_kind_t kind;
+    if (!strcmp(kind_arg, "scalar"))
+        kind = PARTILE_MASS_SCALAR;
+    else if (!strcmp(kind_arg, "tensor"))
+        kind = PARTILE_MASS_TENSOR;
+    else {
+        fprintf(stderr, "partile %s: --kind needs scalar or tensor, got \"%s\"\n", cmd, kind_arg);
+        return 2;
+    }
+    if (kind == PARTILE_MASS_TENSOR && !omega_path) {
+        fprintf(stderr, "partile %s: --kind tensor needs --omega W.npy ((Np, 3) float64, omega "
+                        "per particle)\n", cmd);
+        return 2;
+    }
+    if (kind == PARTILE_MASS_SCALAR && omega_path) {
+        fprintf(stderr, "partile %s: --omega is only for --kind tensor (the kind is scalar)\n",
+                cmd);
+        return 2;
+    }
+    double sigma = 1.0;
+    if (sigma_arg) {
+        char *end;
+        sigma = strtod(sigma_arg, &end);
+        if (end == sigma_arg || *end || !isfinite(sigma)) {
+            fprintf(stderr, "partile %s: --sigma needs a finite number, got \"%s\"\n", cmd,
+                    sigma_arg);
+            return 2;
+        }
+    }
+    if (strcmp(precision, "fp64") != 0) {
+        fprintf(stderr, "partile %s: --precision \"%s\" is not available yet: only fp64 is "
+                        "implemented (tf32 is planned)\n", cmd, precision);
+        return 2;
+    }
+    if (strcmp(mode, "bitwise") != 0) {
+        fprintf(stderr, "partile %s: --mode \"%s\" is not available yet: only bitwise is "
+                        "implemented (relaxed is planned)\n", cmd, mode);
+        return 2;
+    }
+    partile_grid_t grid;
+    if (build_grid(cmd, &go, &grid) < 0)
+        return 2;
+    const int dim = grid.dim;
+    const int comps = kind == PARTILE_MASS_TENSOR ? 9 : 1;
+    partile_mass_layout_t layout;
+    int64_t nnz = 0, ncells = 0;
+    int st;
+    if ((st = partile_mass_layout(&grid, shape, kind, &layout)) < 0 ||
+        (st = partile_mass_export_count(&grid, shape, &nnz)) < 0 ||
+        (st = partile_grid_cell_count(&grid, &ncells)) < 0)
+        return cmd_error(cmd, "grid", st);
+    if ((uint64_t)nnz > SIZE_MAX / (9 * sizeof(double)) ||
+        (uint64_t)layout.points >= SIZE_MAX / sizeof(int64_t) ||
+        (uint64_t)ncells >= SIZE_MAX / sizeof(int64_t)) {
+        fprintf(stderr, "partile %s: %" PRId64 " points, %" PRId64 " nonzeros: sizes overflow\n",
+                cmd, layout.points, nnz);
+        return 1;
+    }
+
+    /* The inputs. */
+    host_positions hp;
+    if (load_positions(cmd, go.positions, dim, &hp) < 0)
+        return 1;
+    const size_t n = hp.n, nn = n ? n : 1;
+    int rc = 1;
+    npy_array_t charges = { 0 }, omega = { 0 };
+    partile_context_t *ctx = NULL;
+    void *d_axis[3] = { NULL, NULL, NULL };
+    double *d_q = NULL, *d_omega = NULL, *d_storage = NULL;
+    int64_t *d_offsets = NULL, *d_perm = NULL;
+    double *h_omega = NULL, *h_storage = NULL, *h_data = NULL;
+    int64_t *h_indptr = NULL, *h_indices = NULL;
+    char *paths[3] = { NULL, NULL, NULL };
+    int written = 0, created = 0;
+
+    if (read_f64(cmd, charges_path, "charges", &charges) < 0)
+        goto done;
+    if (charges.ndim != 1 || (size_t)charges.shape[0] != n) {
+        if (charges.ndim == 1)
+            fprintf(stderr, "partile %s: %s: charges have shape (%" PRId64 ",), need (%zu,): "
+                            "one per particle\n", cmd, charges_path, charges.shape[0], n);
+        else
+            fprintf(stderr, "partile %s: %s: charges have shape (%" PRId64 ", %" PRId64 "), "
+                            "need (%zu,): one per particle\n",
+                    cmd, charges_path, charges.shape[0], charges.shape[1], n);
+        goto done;
+    }
+    if (omega_path) {
+        if (read_f64(cmd, omega_path, "omega", &omega) < 0)
+            goto done;
+        if (omega.ndim != 2 || omega.shape[1] != 3 || (size_t)omega.shape[0] != n) {
+            if (omega.ndim == 1)
+                fprintf(stderr, "partile %s: %s: omega has shape (%" PRId64 ",), need (%zu, 3): "
+                                "one 3-vector per particle\n", cmd, omega_path, omega.shape[0], n);
+            else
+                fprintf(stderr, "partile %s: %s: omega has shape (%" PRId64 ", %" PRId64 "), "
+                                "need (%zu, 3): one 3-vector per particle\n",
+                        cmd, omega_path, omega.shape[0], omega.shape[1], n);
+            goto done;
+        }
+        /* (Np, 3) -> SoA x, y, z */
+        h_omega = malloc(3 * nn * sizeof(double));
+        if (!h_omega) {
+            fprintf(stderr, "partile %s: out of host memory\n", cmd);
+            goto done;
+        }
+        const double *w = omega.data;
+        for (size_t p = 0; p < n; p++)
+            for (int c = 0; c < 3; c++)
+                h_omega[(size_t)c * nn + p] = w[3 * p + (size_t)c];
+    }
+    h_storage = malloc(layout.entries * sizeof(double));
+    h_indptr = malloc(((size_t)layout.points + 1) * sizeof(int64_t));
+    h_indices = malloc((nnz ? (size_t)nnz : 1) * sizeof(int64_t));
+    h_data = malloc((nnz ? (size_t)nnz : 1) * (size_t)comps * sizeof(double));
+    if (!h_storage || !h_indptr || !h_indices || !h_data) {
+        fprintf(stderr, "partile %s: out of host memory (%" PRId64 " points, %" PRId64
+                        " nonzeros)\n", cmd, layout.points, nnz);
+        goto done;
+    }
+
+    /* The backend: it must implement assembly; auto falls back to the reference. */
+    if (!(ctx = open_context_with(cmd, &go, mass_probe, "mass-matrix assembly", "assembling")))
+        goto done;
+
+    for (int a = 0; a < dim; a++)
+        if ((st = device_copy_of(ctx, hp.axis[a], nn * hp.esize, &d_axis[a])) < 0) {
+            cmd_error(cmd, "copying positions to the device", st);
+            goto done;
+        }
+    if ((st = device_copy_of(ctx, n ? charges.data : NULL, nn * sizeof(double),
+                             (void **)&d_q)) < 0 ||
+        (h_omega && (st = device_copy_of(ctx, h_omega, 3 * nn * sizeof(double),
+                                         (void **)&d_omega)) < 0)) {
+        cmd_error(cmd, "copying the inputs to the device", st);
+        goto done;
+    }
+    if ((st = partile_malloc(ctx, ((size_t)ncells + 1) * sizeof(int64_t),
+                             (void **)&d_offsets)) < 0 ||
+        (st = partile_malloc(ctx, nn * sizeof(int64_t), (void **)&d_perm)) < 0 ||
+        (st = partile_malloc(ctx, layout.entries * sizeof(double), (void **)&d_storage)) < 0) {
+        cmd_error(cmd, "allocating the cell list and the matrix", st);
+        goto done;
+    }
+    partile_vectors_t vec, om;
+    memset(&vec, 0, sizeof vec);
+    memset(&om, 0, sizeof om);
+    vec.type = hp.type;
+    for (int a = 0; a < dim; a++)
+        vec.axis[a] = d_axis[a];
+    om.type = PARTILE_DTYPE_FLOAT64;
+    if (d_omega)
+        for (int c = 0; c < 3; c++)
+            om.axis[c] = d_omega + (size_t)c * nn;
+
+    /* Sort by cell, reorder positions, charges and omega, assemble. */
+    int64_t bad = -1;
+    double t0 = now_s();
+    st = partile_sort(ctx, &grid, n, &vec, d_offsets, d_perm, NULL, &bad);
+    if (st < 0) {
+        char what[4200];
+        snprintf(what, sizeof what, "sorting %s", go.positions);
+        cmd_error(cmd, what, st);
+        goto done;
+    }
+    partile_array_t arrays[3 + 1 + 3];
+    int count = 0;
+    for (int a = 0; a < dim; a++)
+        arrays[count++] = (partile_array_t){ d_axis[a], hp.type };
+    arrays[count++] = (partile_array_t){ d_q, PARTILE_DTYPE_FLOAT64 };
+    if (d_omega)
+        for (int c = 0; c < 3; c++)
+            arrays[count++] = (partile_array_t){ d_omega + (size_t)c * nn, PARTILE_DTYPE_FLOAT64 };
+    if ((st = partile_permute(ctx, n, d_perm, count, arrays, NULL, 0)) == 0)
+        st = partile_context_synchronize(ctx);
+    if (st < 0) {
+        cmd_error(cmd, "reordering the particles", st);
+        goto done;
+    }
+    double t1 = now_s();
+    partile_mass_params_t params;
+    memset(&params, 0, sizeof params); /* accumulate 0; omega given per particle */
+    params.grid = &grid;
+    params.shape = shape;
+    params.kind = kind;
+    params.sigma = sigma;
+    st = partile_mass_assemble(ctx, &params, n, &vec, d_offsets, d_q, d_omega ? &om : NULL,
+                               d_storage, &bad);
+    if (st == 0)
+        st = partile_context_synchronize(ctx);
+    double t2 = now_s();
+    if (st < 0) {
+        cmd_error(cmd, go.positions, st);
+        report_sorted_particle(cmd, ctx, d_perm, bad, n, go.positions);
+        goto done;
+    }
+    if ((st = partile_memcpy(ctx, h_storage, d_storage, layout.entries * sizeof(double),
+                             PARTILE_COPY_DEVICE_TO_HOST)) < 0) {
+        cmd_error(cmd, "copying the matrix from the device", st);
+        goto done;
+    }
+    if ((st = partile_mass_export(&grid, shape, kind, h_storage, h_indptr, h_indices,
+                                  h_data)) < 0) {
+        cmd_error(cmd, "export", st);
+        goto done;
+    }
+
+    /* The outputs. */
+    if ((created = make_dir(cmd, out)) < 0) {
+        created = 0;
+        goto done;
+    }
+    {
+        static const char *names[3] = { "indptr.npy", "indices.npy", "data.npy" };
+        char err[NPY_ERR_SIZE];
+        for (int k = 0; k < 3; k++) {
+            paths[k] = join_path(out, names[k]);
+            if (!paths[k]) {
+                fprintf(stderr, "partile %s: out of host memory\n", cmd);
+                goto done;
+            }
+            int w;
+            if (k == 0)
+                w = npy_write_i64(paths[k], h_indptr, (size_t)layout.points + 1, err);
+            else if (k == 1)
+                w = npy_write_i64(paths[k], h_indices, (size_t)nnz, err);
+            else {
+                const int64_t shape_out[3] = { nnz, 3, 3 };
+                w = npy_write_nd(paths[k], NPY_DTYPE_F8, kind == PARTILE_MASS_TENSOR ? 3 : 1,
+                                 shape_out, h_data, err);
+            }
+            if (w < 0) {
+                fprintf(stderr, "partile %s: %s: %s\n", cmd, paths[k], err);
+                goto done;
+            }
+            written = k + 1;
+        }
+    }
+    printf("partile %s: %zu particles, %" PRId64 " points, nnz %" PRId64 " (%s), shape %s, "
+           "kind %s, sigma %g, cells ", cmd, n, layout.points, nnz,
+           kind == PARTILE_MASS_TENSOR ? "3x3 blocks" : "entries", shape_arg, kind_arg, sigma);
+    for (int a = 0; a < dim; a++)
+        printf("%s%" PRId64, a ? "x" : "", grid.cells[a]);
+    printf("%s, backend %s, %s positions, fp64 bitwise, %.3f ms (sort %.3f, assembly %.3f); "
+           "wrote %s/{indptr,indices,data}.npy\n",
+           go.periodic ? " periodic" : "", partile_context_backend(ctx),
+           npy_dtype_name(hp.npy_type), (t2 - t0) * 1e3, (t1 - t0) * 1e3, (t2 - t1) * 1e3, out);
+    rc = 0;
+done:
+    if (rc != 0) {
+        for (int k = 0; k < written; k++)
+            remove(paths[k]);
+        if (created)
+            rmdir(out);
+    }
+    for (int k = 0; k < 3; k++)
+        free(paths[k]);
+    if (ctx) {
+        for (int a = 0; a < 3; a++)
+            partile_free(ctx, d_axis[a]);
+        partile_free(ctx, d_q);
+        partile_free(ctx, d_omega);
+        partile_free(ctx, d_storage);
+        partile_free(ctx, d_offsets);
+        partile_free(ctx, d_perm);
+        partile_context_destroy(ctx);
+    }
+    free(h_omega);
+    free(h_storage);
+    free(h_data);
+    free(h_indptr);
+    free(h_indices);
+    npy_array_free(&charges);
+    npy_array_free(&omega);
+    host_positions_free(&hp);
+    return rc;
+}
