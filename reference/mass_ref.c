@@ -107,13 +107,14 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
         const int ngroups = p->shape == PARTILE_SHAPE_TSC ? 1 << g->dim : 1;
         for (int grp = 0; grp < ngroups; grp++) {
             double local[9][MAXPTS][MAXPTS];
-            int first = -1, any = 0;
+            int64_t first = -1;
+            int any = 0;
             memset(local, 0, sizeof local);
             for (int64_t i = off[c]; i < off[c + 1]; i++) {
                 if (pd[i].group != grp)
                     continue;
                 if (first < 0)
-                    first = (int)i;
+                    first = i;
                 any = 1;
                 double coef[9] = { q[i] };
                 if (p->kind == PARTILE_MASS_TENSOR) {
