@@ -109,7 +109,10 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
             double local[9][MAXPTS][MAXPTS];
             int64_t first = -1;
             int any = 0;
-            memset(local, 0, sizeof local);
+            for (int k = 0; k < comps; k++) /* only what this shape and kind use */
+                for (int a2 = 0; a2 < npts; a2++)
+                    for (int b2 = 0; b2 < npts; b2++)
+                        local[k][a2][b2] = 0.0;
             for (int64_t i = off[c]; i < off[c + 1]; i++) {
                 if (pd[i].group != grp)
                     continue;
