@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "partile/partile.h"
 
@@ -30,6 +31,16 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Progress on one line where stdout is a terminal; nothing in a log. */
+static int tty;
+static void progress(const char *backend, partile_context_t *ctx, const char *what)
+{
+    if (!tty)
+        return;
+    printf("\r  %-9s %s: %-14s", backend, partile_context_device(ctx), what);
+    fflush(stdout);
 }
 
 static int fail(const char *what, int st)
@@ -70,6 +81,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const size_t n = (size_t)cells * cells * cells * (size_t)ppc;
+    tty = isatty(STDOUT_FILENO);
     const double Lx = 8.0, Ly = 8.0, Lz = 8.0, lambda = 0.5, B0 = 1.0, beta_c = 0.8;
     partile_grid_t grid;
     memset(&grid, 0, sizeof grid);
@@ -113,8 +125,7 @@ int main(int argc, char **argv)
             printf("  %-9s not run: %s\n", backends[b], partile_last_error_detail());
             continue;
         }
-        printf("  %-9s %s: staging...", backends[b], partile_context_device(ctx));
-        fflush(stdout);
+        progress(backends[b], ctx, "staging...");
         void *d[8] = { 0 };
         double *out = malloc(L.entries * sizeof *out);
         int64_t ncells;
@@ -134,16 +145,14 @@ int main(int argc, char **argv)
             if (st < 0 || (st = partile_memcpy(ctx, d[3], q, n * 8, PARTILE_COPY_HOST_TO_DEVICE)) < 0 ||
                 (st = partile_memcpy(ctx, d[4], B, (size_t)npoints * 24, PARTILE_COPY_HOST_TO_DEVICE)) < 0)
                 break;
-            printf("\r  %-9s %s: sorting... ", backends[b], partile_context_device(ctx));
-            fflush(stdout);
+            progress(backends[b], ctx, "sorting...");
             partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { d[0], d[1], d[2] } };
             partile_array_t arrays[4] = { { d[0], PARTILE_DTYPE_FLOAT64 }, { d[1], PARTILE_DTYPE_FLOAT64 },
                                           { d[2], PARTILE_DTYPE_FLOAT64 }, { d[3], PARTILE_DTYPE_FLOAT64 } };
             if ((st = partile_sort(ctx, &grid, n, &pos, d[5], d[6], NULL, NULL)) < 0 ||
                 (st = partile_permute(ctx, n, d[6], 4, arrays, NULL, 0)) < 0)
                 break;
-            printf("\r  %-9s %s: assembling...", backends[b], partile_context_device(ctx));
-            fflush(stdout);
+            progress(backends[b], ctx, "assembling...");
             partile_mass_params_t p = { &grid, PARTILE_SHAPE_CIC, PARTILE_MASS_TENSOR, 1.0, 0,
                                         d[4], beta_c };
             t0 = now();
@@ -155,7 +164,7 @@ int main(int argc, char **argv)
                 st = partile_memcpy(ctx, out, d[7], L.entries * 8, PARTILE_COPY_DEVICE_TO_HOST);
         } while (0);
         if (st < 0) {
-            printf("\r  %-9s %s: not run: %s: %s\n", backends[b], partile_context_device(ctx),
+            printf("%s  %-9s %s: not run: %s: %s\n", tty ? "\r" : "", backends[b], partile_context_device(ctx),
                    partile_status_string(st), partile_last_error_detail());
             if (st != PARTILE_ERROR_UNSUPPORTED)
                 failures++;
@@ -170,7 +179,7 @@ int main(int argc, char **argv)
                 verdict = "DIFFERS from the reference";
                 failures++;
             }
-            printf("\r  %-9s %s: %.3g particles/s (%.2f s), %s\n", backends[b],
+            printf("%s  %-9s %s: %.3g particles/s (%.2f s), %s\n", tty ? "\r" : "", backends[b],
                    partile_context_device(ctx), (double)n / (t1 - t0), t1 - t0, verdict);
         }
         for (int k = 0; k < 8; k++)
