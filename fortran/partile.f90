@@ -48,6 +48,33 @@ module partile
      integer(c_int) :: type = 0
   end type partile_array_t
 
+  ! partile/mass.h
+  integer(c_int), parameter, public :: PARTILE_MASS_SCALAR = 0, PARTILE_MASS_TENSOR = 1
+  ! partile/pairs.h
+  integer(c_int), parameter, public :: PARTILE_PAIRS_LJ = 0, PARTILE_PAIRS_SPH_DENSITY = 1
+
+  type, bind(C), public :: partile_mass_layout_t
+     integer(c_int64_t) :: points = 0
+     integer(c_int) :: offsets = 0, components = 0
+     integer(c_size_t) :: entries = 0
+  end type partile_mass_layout_t
+
+  type, bind(C), public :: partile_mass_params_t
+     type(c_ptr) :: grid = c_null_ptr
+     integer(c_int) :: shape = 1, kind = 0
+     real(c_double) :: sigma = 1
+     integer(c_int) :: accumulate = 0
+     type(c_ptr) :: bfield = c_null_ptr
+     real(c_double) :: beta_over_c = 0
+  end type partile_mass_params_t
+
+  type, bind(C), public :: partile_pair_params_t
+     integer(c_int) :: interaction = 0
+     real(c_double) :: cutoff = 0, epsilon = 0, sigma = 0
+     integer(c_int) :: shifted = 0
+     real(c_double) :: h = 0, mass = 0
+  end type partile_pair_params_t
+
   type, bind(C), public :: partile_transfer_t
      type(c_ptr) :: grid = c_null_ptr
      integer(c_int) :: shape = 0, centering = 0, components = 1
@@ -56,7 +83,9 @@ module partile
 
   public :: partile_context_create, partile_context_destroy, partile_malloc, partile_free, &
        partile_memcpy, partile_grid_cell_count, partile_field_shape, partile_sort, &
-       partile_resort, partile_permute, partile_deposit, partile_gather, partile_message
+       partile_resort, partile_permute, partile_deposit, partile_gather, partile_message, &
+       partile_mass_layout, partile_mass_assemble, partile_mass_export_count, partile_mass_export, &
+       partile_mass_apply_matfree, partile_mass_apply_assembled, partile_pairs
 
   interface
      integer(c_int) function c_context_create(backend, device, ctx) &
@@ -157,6 +186,69 @@ module partile
        type(partile_vectors_t), intent(in) :: pos
        type(c_ptr), value :: field, values, bad
      end function partile_gather
+
+     integer(c_int) function partile_mass_layout(grid, shape, kind, layout) &
+          bind(C, name="partile_mass_layout")
+       import :: c_int, partile_grid_t, partile_mass_layout_t
+       type(partile_grid_t), intent(in) :: grid
+       integer(c_int), value :: shape, kind
+       type(partile_mass_layout_t), intent(out) :: layout
+     end function partile_mass_layout
+
+     integer(c_int) function partile_mass_assemble(ctx, params, n, pos, cell_offsets, q, omega, &
+          storage, bad) bind(C, name="partile_mass_assemble")
+       import :: c_int, c_ptr, c_size_t, partile_mass_params_t, partile_vectors_t
+       type(c_ptr), value :: ctx
+       type(partile_mass_params_t), intent(in) :: params
+       integer(c_size_t), value :: n
+       type(partile_vectors_t), intent(in) :: pos
+       type(c_ptr), value :: cell_offsets, q, omega, storage, bad
+     end function partile_mass_assemble
+
+     integer(c_int) function partile_mass_export_count(grid, shape, nnz) &
+          bind(C, name="partile_mass_export_count")
+       import :: c_int, c_int64_t, partile_grid_t
+       type(partile_grid_t), intent(in) :: grid
+       integer(c_int), value :: shape
+       integer(c_int64_t), intent(out) :: nnz
+     end function partile_mass_export_count
+
+     integer(c_int) function partile_mass_export(grid, shape, kind, storage, indptr, indices, data) &
+          bind(C, name="partile_mass_export")
+       import :: c_int, c_ptr, partile_grid_t
+       type(partile_grid_t), intent(in) :: grid
+       integer(c_int), value :: shape, kind
+       type(c_ptr), value :: storage, indptr, indices, data
+     end function partile_mass_export
+
+     integer(c_int) function partile_mass_apply_matfree(ctx, params, n, pos, cell_offsets, q, omega, &
+          x, y, bad) bind(C, name="partile_mass_apply_matfree")
+       import :: c_int, c_ptr, c_size_t, partile_mass_params_t, partile_vectors_t
+       type(c_ptr), value :: ctx
+       type(partile_mass_params_t), intent(in) :: params
+       integer(c_size_t), value :: n
+       type(partile_vectors_t), intent(in) :: pos
+       type(c_ptr), value :: cell_offsets, q, omega, x, y, bad
+     end function partile_mass_apply_matfree
+
+     integer(c_int) function partile_mass_apply_assembled(ctx, params, storage, x, y) &
+          bind(C, name="partile_mass_apply_assembled")
+       import :: c_int, c_ptr, partile_mass_params_t
+       type(c_ptr), value :: ctx
+       type(partile_mass_params_t), intent(in) :: params
+       type(c_ptr), value :: storage, x, y
+     end function partile_mass_apply_assembled
+
+     integer(c_int) function partile_pairs(ctx, grid, params, n, pos, cell_offsets, force, scalar, &
+          total, bad) bind(C, name="partile_pairs")
+       import :: c_int, c_ptr, c_size_t, partile_grid_t, partile_pair_params_t, partile_vectors_t
+       type(c_ptr), value :: ctx
+       type(partile_grid_t), intent(in) :: grid
+       type(partile_pair_params_t), intent(in) :: params
+       integer(c_size_t), value :: n
+       type(partile_vectors_t), intent(in) :: pos
+       type(c_ptr), value :: cell_offsets, force, scalar, total, bad
+     end function partile_pairs
 
      type(c_ptr) function c_status_string(status) bind(C, name="partile_status_string")
        import :: c_int, c_ptr
