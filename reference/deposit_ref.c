@@ -52,29 +52,6 @@ static void load_x(const partile_vectors_t *pos, int dim, int64_t p, double x[3]
         x[a] = a < dim ? partile_vector_at(pos, a, p) : 0.0;
 }
 
-/* The cell list must place every particle in its cell's range. */
-static int check_sorted(int64_t ncells, size_t n, const int64_t *off, const int64_t *cell,
-                        int64_t *bad)
-{
-    if (off[0] != 0 || off[ncells] != (int64_t)n) {
-        *bad = 0;
-        return PARTILE_ERROR_NOT_SORTED;
-    }
-    for (int64_t c = 0; c < ncells; c++)
-        if (off[c] > off[c + 1]) {
-            *bad = 0;
-            return PARTILE_ERROR_NOT_SORTED;
-        }
-    for (size_t p = 0; p < n; p++) {
-        int64_t c = cell[p];
-        if (off[c] > (int64_t)p || (int64_t)p >= off[c + 1]) {
-            *bad = (int64_t)p;
-            return PARTILE_ERROR_NOT_SORTED;
-        }
-    }
-    return 0;
-}
-
 int partile_deposit_ref(const partile_transfer_t *t, size_t n, const partile_vectors_t *pos,
                         const double *values, const int64_t *cell_offsets, double *field,
                         int64_t *bad)
@@ -98,7 +75,7 @@ int partile_deposit_ref(const partile_transfer_t *t, size_t n, const partile_vec
     if ((st = check_sizes(t, n, bad)) != 0)
         goto done;
     if (cell_offsets) {
-        if ((st = check_sorted(ncells, n, cell_offsets, cell, bad)) != 0)
+        if ((st = partile_check_cell_list_ref(ncells, n, cell_offsets, cell, bad)) != 0)
             goto done;
         for (size_t i = 0; i < n; i++)
             order[i] = (int64_t)i;

@@ -99,20 +99,8 @@ int partile_pairs_ref(const partile_grid_t *g, const partile_pair_params_t *pp, 
     if (!cell)
         return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "pairs scratch");
     int st = partile_bin_ref(g, n, pos, cell, bad);
-    if (st == 0 && (off[0] != 0 || off[ncells] != (int64_t)n)) {
-        *bad = 0;
-        st = PARTILE_ERROR_NOT_SORTED;
-    }
-    for (int64_t c = 0; st == 0 && c < ncells; c++)
-        if (off[c] > off[c + 1]) {
-            *bad = 0;
-            st = PARTILE_ERROR_NOT_SORTED;
-        }
-    for (size_t i = 0; st == 0 && i < n; i++)
-        if (off[cell[i]] > (int64_t)i || (int64_t)i >= off[cell[i] + 1]) {
-            *bad = (int64_t)i;
-            st = PARTILE_ERROR_NOT_SORTED;
-        }
+    if (st == 0)
+        st = partile_check_cell_list_ref(ncells, n, off, cell, bad);
     if (st == 0) {
         if (pos->type == PARTILE_DTYPE_FLOAT32)
             pairs_f32(g, pp, n, pos, off, cell, force, (float *)scalar);

@@ -97,22 +97,24 @@ int partile_sort_ref(const partile_grid_t *g, int64_t ncells, size_t n,
     return st;
 }
 
-/* The old cell list must place every particle in its own cell's range. */
-static int check_old(int64_t ncells, size_t n, const int64_t *old_off, const int64_t *old_cell,
-                     int64_t *bad)
+/* A cell list (offsets) must run from 0 to n without going back, and place
+ * every particle (cell[p]) inside its own cell's range; NOT_SORTED names
+ * the first particle that is not, or particle 0 for a malformed list. */
+int partile_check_cell_list_ref(int64_t ncells, size_t n, const int64_t *off,
+                                const int64_t *cell, int64_t *bad)
 {
-    if (old_off[0] != 0 || old_off[ncells] != (int64_t)n) {
+    if (off[0] != 0 || off[ncells] != (int64_t)n) {
         *bad = 0;
         return PARTILE_ERROR_NOT_SORTED;
     }
     for (int64_t c = 0; c < ncells; c++)
-        if (old_off[c] > old_off[c + 1]) {
-            *bad = old_off[c + 1] < (int64_t)n ? old_off[c + 1] : 0;
+        if (off[c] > off[c + 1]) {
+            *bad = 0;
             return PARTILE_ERROR_NOT_SORTED;
         }
     for (size_t p = 0; p < n; p++) {
-        int64_t c = old_cell[p];
-        if (c < 0 || c >= ncells || old_off[c] > (int64_t)p || (int64_t)p >= old_off[c + 1]) {
+        int64_t c = cell[p];
+        if (c < 0 || c >= ncells || off[c] > (int64_t)p || (int64_t)p >= off[c + 1]) {
             *bad = (int64_t)p;
             return PARTILE_ERROR_NOT_SORTED;
         }
@@ -130,7 +132,7 @@ int partile_resort_ref(const partile_grid_t *g, int64_t ncells, size_t n,
                        const int64_t *old_cell, int64_t *offsets, int64_t *perm,
                        int64_t *sorted_cell, int64_t *bad)
 {
-    int st = check_old(ncells, n, old_off, old_cell, bad);
+    int st = partile_check_cell_list_ref(ncells, n, old_off, old_cell, bad);
     if (st)
         return st;
     int64_t *keys = malloc(n * sizeof *keys);
