@@ -18,7 +18,6 @@ enum { MAXPTS = 27 }; /* (n+1)^d points of a group: 8 (CIC), 27 (TSC) */
 
 typedef struct particle_data {
     partile_stencil_1d st[3];
-    int64_t cell;
     int group;
 } particle_data;
 
@@ -49,36 +48,27 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
         npts *= np1;
     double *sums = calloc(L.entries ? L.entries : 1, sizeof *sums), *w_all = NULL;
     particle_data *pd = malloc((n ? n : 1) * sizeof *pd);
+    int64_t *cell = malloc((n ? n : 1) * sizeof *cell);
     int st = 0;
-    if (!sums || !pd) {
+    if (!sums || !pd || !cell) {
         st = partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "mass scratch");
         goto done;
     }
-    /* every particle: inside, finite, in its cell's range of the list */
-    if (off[0] != 0 || off[ncells] != (int64_t)n) {
-        *bad = 0;
-        st = PARTILE_ERROR_NOT_SORTED;
-        goto done;
-    }
+    /* every particle inside and finite, then in its cell's range of the list */
     for (size_t i = 0; i < n; i++) {
         double x[3];
         for (int a = 0; a < 3; a++)
             x[a] = a < g->dim ? partile_vector_at(pos, a, (int64_t)i) : 0.0;
         int code = partile_particle_stencil(g, (int)p->shape, PARTILE_CENTERING_NODE, x, 0.0,
-                                            pd[i].st, &pd[i].cell);
+                                            pd[i].st, &cell[i]);
         if (code) {
             *bad = (int64_t)i;
             st = code == PARTILE_BIN_NOT_FINITE ? PARTILE_ERROR_NOT_FINITE : PARTILE_ERROR_OUT_OF_DOMAIN;
             goto done;
         }
-        if (off[pd[i].cell] > (int64_t)i || (int64_t)i >= off[pd[i].cell + 1]) {
-            *bad = (int64_t)i;
-            st = PARTILE_ERROR_NOT_SORTED;
-            goto done;
-        }
         /* support group: per axis, first point relative to (cell index − 1) */
         int grp = 0;
-        int64_t rest = pd[i].cell;
+        int64_t rest = cell[i];
         for (int a = 0; a < g->dim; a++) {
             const int64_t j = rest % g->cells[a];
             rest /= g->cells[a];
@@ -93,6 +83,8 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
         }
         pd[i].group = grp;
     }
+    if ((st = partile_check_cell_list_ref(ncells, n, off, cell, bad)) != 0)
+        goto done;
     if (p->kind == PARTILE_MASS_TENSOR && n > 0) {
         w_all = malloc(n * 3 * sizeof *w_all);
         if (!w_all) {
@@ -171,6 +163,7 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
 done:
     free(sums);
     free(pd);
+    free(cell);
     free(w_all);
     return st;
 }

@@ -241,6 +241,20 @@ static void test_bad_input(void **state)
                      PARTILE_ERROR_NULL_POINTER);
     assert_int_equal(partile_mass_assemble(ctx, &p, 100, &pos, NULL, P.q, NULL, S, NULL),
                      PARTILE_ERROR_NULL_POINTER);
+    /* a list whose ranges go back: every particle still inside its own cell's
+     * range, but cell 3 would visit cell 0's particles again */
+    {
+        partile_grid_t g1 = su_grid(1, 5, 1, 1, 0);
+        double x1[3] = { g1.lower[0] + 0.1 * g1.spacing[0], g1.lower[0] + 0.5 * g1.spacing[0],
+                         g1.lower[0] + 0.9 * g1.spacing[0] }, q1[3] = { 1, 1, 1 };
+        int64_t off1[6] = { 0, 3, 3, 0, 3, 3 };
+        partile_vectors_t pos1 = { PARTILE_DTYPE_FLOAT64, { x1 } };
+        partile_mass_params_t p1 = { &g1, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, 1.0, 0, NULL, 0.0 };
+        int64_t bad = -1;
+        assert_int_equal(partile_mass_assemble(ctx, &p1, 3, &pos1, off1, q1, NULL, S, &bad),
+                         PARTILE_ERROR_NOT_SORTED);
+        assert_int_equal(bad, 0);
+    }
     free(S);
     free_particles(&P);
     partile_context_destroy(ctx);
