@@ -1,33 +1,10 @@
 /* GPU tile engines against the reference, on fresh random input: FP64
  * bitwise, lower precisions within the checker's tolerance. Skips (cmocka
  * skip) where a backend is not compiled or has no device. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
 
-#include <cmocka.h>
-
-#include "partile/partile.h"
+#include "tests/gpu_test.h"
 #include "tools/conformance.h"
-
-static int skipped; /* all skipped: exit 77 so Meson counts a skip too */
-
-static partile_context_t *open_or_skip(const char *backend)
-{
-    partile_context_t *ctx = NULL;
-    int st = partile_context_create(backend, 0, &ctx);
-    if (st == PARTILE_ERROR_NOT_COMPILED || st == PARTILE_ERROR_NO_DEVICE) {
-        skipped++;
-        printf("# %s: %s: %s\n", backend, partile_status_string(st), partile_last_error_detail());
-        return NULL;
-    }
-    assert_int_equal(st, PARTILE_SUCCESS);
-    return ctx;
-}
 
 static void check_all_shapes(const char *backend)
 {
@@ -114,8 +91,5 @@ int main(void)
         cmocka_unit_test(test_hip_memory),
         cmocka_unit_test(test_hip_tiles),
     };
-    int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    if (failed == 0 && skipped == (int)(sizeof tests / sizeof tests[0]))
-        return 77;
-    return failed;
+    GPU_TEST_MAIN(tests);
 }
