@@ -13,29 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench_util.h"
-
-#define PK(call)                                                                        \
-    do {                                                                                \
-        int s_ = (call);                                                                \
-        if (s_ < 0) {                                                                   \
-            fprintf(stderr, "%s:%d %s: %s: %s\n", __FILE__, __LINE__, #call,            \
-                    partile_status_string(s_), partile_last_error_detail());            \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
-
-__global__ void fill_uniform(long long n, double *x, double lo, double len, unsigned long long seed)
-{
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x) {
-        unsigned long long z = seed + 0x9e3779b97f4a7c15ull * (i + 1);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        z ^= z >> 31;
-        x[i] = lo + len * ((double)(z >> 11) * 0x1p-53);
-    }
-}
+#include "bench/bench_cuda.h"
 
 typedef struct run_args {
     partile_transfer_t t;

@@ -20,40 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/bench_util.h"
-
-#define CK(call)                                                                        \
-    do {                                                                                \
-        cudaError_t e_ = (call);                                                        \
-        if (e_ != cudaSuccess) {                                                        \
-            fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call,                \
-                    cudaGetErrorString(e_));                                            \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
-#define PK(call)                                                                        \
-    do {                                                                                \
-        int s_ = (call);                                                                \
-        if (s_ < 0) {                                                                   \
-            fprintf(stderr, "%s:%d %s: %s: %s\n", __FILE__, __LINE__, #call,            \
-                    partile_status_string(s_), partile_last_error_detail());            \
-            exit(1);                                                                    \
-        }                                                                               \
-    } while (0)
-
-__device__ unsigned long long mix(unsigned long long z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-__global__ void fill_uniform(long long n, double *x, double lo, double len, unsigned long long seed)
-{
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x)
-        x[i] = lo + len * ((double)(mix(seed + 0x9e3779b97f4a7c15ull * (i + 1)) >> 11) * 0x1p-53);
-}
+#include "bench/bench_cuda.h"
 
 /* y = x[perm] + a step of up to ±0.1 cell (periodic grid: no clamping) */
 __global__ void move_particles(long long n, const int64_t *perm, const double *x, double *y,
