@@ -8,6 +8,7 @@
 #include "partile/mass.h"
 #include "common/checked.h"
 #include "common/context_internal.h"
+#include "common/mass_checks.h"
 #include "common/mass_math.h"
 #include "common/shape.h"
 
@@ -67,6 +68,19 @@ int partile_mass_assemble(partile_context_t *ctx, const partile_mass_params_t *p
         return st;
     if (!storage || !cell_offsets || (n > 0 && !q))
         return partile_fail(PARTILE_ERROR_NULL_POINTER, "storage, cell_offsets or q is NULL");
+    if ((st = partile_mass_check_particles(p, n, pos, omega)) < 0)
+        return st;
+    if (!ctx->ops->mass_assemble)
+        return partile_fail(PARTILE_ERROR_UNSUPPORTED,
+                            "backend \"%s\" has no mass-matrix assembly yet", ctx->ops->name);
+    int64_t bad = -1;
+    st = ctx->ops->mass_assemble(ctx->state, p, n, pos, cell_offsets, q, omega, storage, &bad);
+    return partile_mass_report(st, bad, bad_particle);
+}
+
+int partile_mass_check_particles(const partile_mass_params_t *p, size_t n,
+                                 const partile_vectors_t *pos, const partile_vectors_t *omega)
+{
     if (pos->type != PARTILE_DTYPE_FLOAT64 && pos->type != PARTILE_DTYPE_FLOAT32)
         return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "positions must be FLOAT64 or FLOAT32");
     for (int a = 0; a < p->grid->dim; a++)
@@ -83,17 +97,16 @@ int partile_mass_assemble(partile_context_t *ctx, const partile_mass_params_t *p
         if (!omega && !isfinite(p->beta_over_c))
             return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "beta_over_c is not finite");
     }
-    if (!ctx->ops->mass_assemble)
-        return partile_fail(PARTILE_ERROR_UNSUPPORTED,
-                            "backend \"%s\" has no mass-matrix assembly yet", ctx->ops->name);
-    int64_t bad = -1;
-    st = ctx->ops->mass_assemble(ctx->state, p, n, pos, cell_offsets, q, omega, storage, &bad);
-    if (st < 0 && bad >= 0) {
-        if (bad_particle)
-            *bad_particle = bad;
-        return partile_fail(st, "particle %lld: %s", (long long)bad, partile_status_string(st));
-    }
-    return st;
+    return 0;
+}
+
+int partile_mass_report(int status, int64_t bad, int64_t *bad_particle)
+{
+    if (status >= 0 || bad < 0)
+        return status;
+    if (bad_particle)
+        *bad_particle = bad;
+    return partile_fail(status, "particle %lld: %s", (long long)bad, partile_status_string(status));
 }
 
 /* ---- export ---- */
