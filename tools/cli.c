@@ -441,3 +441,24 @@ int parse_options(const char *cmd, grid_opts *go, int argc, char **argv, const c
     }
     return 0;
 }
+
+int check_per_particle(const char *cmd, const char *path, const char *what, const char *verb,
+                       const npy_array_t *a, size_t n, int cols)
+{
+    const int ok = cols ? a->ndim == 2 && a->shape[1] == cols && (size_t)a->shape[0] == n
+                        : a->ndim == 1 && (size_t)a->shape[0] == n;
+    if (ok)
+        return 0;
+    char need[48];
+    if (cols)
+        snprintf(need, sizeof need, "(%zu, %d): one %d-vector per particle", n, cols, cols);
+    else
+        snprintf(need, sizeof need, "(%zu,): one per particle", n);
+    if (a->ndim == 1)
+        fprintf(stderr, "partile %s: %s: %s %s shape (%" PRId64 ",), need %s\n", cmd, path, what,
+                verb, a->shape[0], need);
+    else
+        fprintf(stderr, "partile %s: %s: %s %s shape (%" PRId64 ", %" PRId64 "), need %s\n", cmd,
+                path, what, verb, a->shape[0], a->shape[1], need);
+    return -1;
+}

@@ -65,6 +65,12 @@ typedef struct cli_option {
 int parse_options(const char *cmd, grid_opts *go, int argc, char **argv, const cli_option *opts,
                   int count);
 
+/* a (read from path) must hold one value per particle, shape (n,) for
+ * cols = 0, or one 3-vector, (n, 3) for cols = 3; else a message naming it
+ * ("WHAT VERB shape …", e.g. "charges have") and -1. */
+int check_per_particle(const char *cmd, const char *path, const char *what, const char *verb,
+                       const npy_array_t *a, size_t n, int cols);
+
 /* Names of the shapes, indexed by partile_shape_t. */
 extern const char *const shape_names[];
 

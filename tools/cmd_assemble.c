@@ -168,29 +168,13 @@ int cmd_assemble(int argc, char **argv)
 
     if (read_f64(cmd, charges_path, "charges", &charges) < 0)
         goto done;
-    if (charges.ndim != 1 || (size_t)charges.shape[0] != n) {
-        if (charges.ndim == 1)
-            fprintf(stderr, "partile %s: %s: charges have shape (%" PRId64 ",), need (%zu,): "
-                            "one per particle\n", cmd, charges_path, charges.shape[0], n);
-        else
-            fprintf(stderr, "partile %s: %s: charges have shape (%" PRId64 ", %" PRId64 "), "
-                            "need (%zu,): one per particle\n",
-                    cmd, charges_path, charges.shape[0], charges.shape[1], n);
+    if (check_per_particle(cmd, charges_path, "charges", "have", &charges, n, 0) < 0)
         goto done;
-    }
     if (omega_path) {
         if (read_f64(cmd, omega_path, "omega", &omega) < 0)
             goto done;
-        if (omega.ndim != 2 || omega.shape[1] != 3 || (size_t)omega.shape[0] != n) {
-            if (omega.ndim == 1)
-                fprintf(stderr, "partile %s: %s: omega has shape (%" PRId64 ",), need (%zu, 3): "
-                                "one 3-vector per particle\n", cmd, omega_path, omega.shape[0], n);
-            else
-                fprintf(stderr, "partile %s: %s: omega has shape (%" PRId64 ", %" PRId64 "), "
-                                "need (%zu, 3): one 3-vector per particle\n",
-                        cmd, omega_path, omega.shape[0], omega.shape[1], n);
+        if (check_per_particle(cmd, omega_path, "omega", "has", &omega, n, 3) < 0)
             goto done;
-        }
         /* (Np, 3) -> SoA x, y, z */
         h_omega = malloc(3 * nn * sizeof(double));
         if (!h_omega) {

@@ -151,16 +151,8 @@ int cmd_transfer(int argc, char **argv, int is_deposit)
     if (sizes_path) {
         if (read_f64(cmd, sizes_path, "sizes", &sizes) < 0)
             goto done;
-        if (sizes.ndim != 1 || (size_t)sizes.shape[0] != n) {
-            if (sizes.ndim == 1)
-                fprintf(stderr, "partile %s: %s: sizes have shape (%" PRId64 ",), need (%zu,): "
-                                "one per particle\n", cmd, sizes_path, sizes.shape[0], n);
-            else
-                fprintf(stderr, "partile %s: %s: sizes have shape (%" PRId64 ", %" PRId64 "), "
-                                "need (%zu,): one per particle\n",
-                        cmd, sizes_path, sizes.shape[0], sizes.shape[1], n);
+        if (check_per_particle(cmd, sizes_path, "sizes", "have", &sizes, n, 0) < 0)
             goto done;
-        }
     }
 
     /* Host buffers; context memory holds at least one element each. */
