@@ -79,9 +79,9 @@ int partile_deposit_ref(const partile_transfer_t *t, size_t n, const partile_vec
             goto done;
         for (size_t i = 0; i < n; i++)
             order[i] = (int64_t)i;
-    } else if (n > 0 &&
-               (st = partile_sort_ref(g, ncells, n, pos, offsets, order, NULL, bad)) != 0) {
-        goto done;
+    } else {
+        /* any order: visit the particles as the stable sort by their cells would */
+        partile_counting_sort_ref(ncells, n, cell, offsets, order, NULL);
     }
     /* particles by cell, in order; each point's sum in that order */
     for (size_t k = 0; k < n; k++) {

@@ -64,7 +64,7 @@ int partile_bin_ref(const partile_grid_t *g, size_t n, const partile_vectors_t *
 }
 
 /* Stable counting sort of keys[0..n) into ncells buckets. */
-static void counting_sort(int64_t ncells, size_t n, const int64_t *keys, int64_t *offsets,
+void partile_counting_sort_ref(int64_t ncells, size_t n, const int64_t *keys, int64_t *offsets,
                           int64_t *perm, int64_t *sorted_cell)
 {
     memset(offsets, 0, (size_t)(ncells + 1) * sizeof *offsets);
@@ -92,7 +92,7 @@ int partile_sort_ref(const partile_grid_t *g, int64_t ncells, size_t n,
         return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "sort scratch");
     int st = bin_all(g, n, pos, keys, bad);
     if (st == 0)
-        counting_sort(ncells, n, keys, offsets, perm, sorted_cell);
+        partile_counting_sort_ref(ncells, n, keys, offsets, perm, sorted_cell);
     free(keys);
     return st;
 }

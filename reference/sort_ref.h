@@ -16,6 +16,8 @@ int partile_resort_ref(const partile_grid_t *g, int64_t ncells, size_t n,
                        const partile_vectors_t *pos, const int64_t *old_off,
                        const int64_t *old_cell, int64_t *offsets, int64_t *perm,
                        int64_t *sorted_cell, int64_t *bad);
+void partile_counting_sort_ref(int64_t ncells, size_t n, const int64_t *keys, int64_t *offsets,
+                               int64_t *perm, int64_t *sorted_cell);
 int partile_check_cell_list_ref(int64_t ncells, size_t n, const int64_t *off,
                                 const int64_t *cell, int64_t *bad);
 int partile_check_permutation_ref(size_t n, const int64_t *perm, int64_t *bad);
