@@ -23,6 +23,9 @@ export PATH=/usr/local/cuda/bin:$PATH
 build=build-device
 status=0
 step() { echo "== $*"; }
+# PARTILE_STEPS picks sections (default all): tests check ceilings deposit
+# sort sanitizer, and the sections later issues add (mass pairs apply).
+want() { [ -z "${PARTILE_STEPS:-}" ] || [[ " $PARTILE_STEPS " == *" $1 "* ]]; }
 
 step "configure + build" | tee "$OUT/build.log"
 { meson setup "$build" --wipe -Dhip=disabled -Dcuda=enabled --buildtype=release ||
@@ -32,10 +35,13 @@ ninja -C "$build" >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1
 step "nvidia-smi"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee -a "$OUT/build.log"
 
+if want tests; then
 step "tests"
 meson test -C "$build" --print-errorlogs 2>&1 | tee "$OUT/test.log" | tail -25
 grep -q "^Fail: *0" "$OUT/test.log" || status=1
+fi
 
+if want check; then
 step "partile info"
 "$build/tools/partile" info 2>&1 | tee -a "$OUT/check.txt"
 
@@ -47,22 +53,33 @@ for i in 1 2 3; do
   "$build/tools/partile" check --backend cuda 2>&1 | tail -1 | tee -a "$OUT/check.txt"
 done
 grep -q FAILED "$OUT/check.txt" && status=1
+fi
 
+if want ceilings; then
 step "ceilings"
-"$build/bench/bench_ceilings" --backend cuda --json "$OUT/ceilings.json" 2>&1 | tee "$OUT/bench.txt" || status=1
+"$build/bench/bench_ceilings" --backend cuda --json "$OUT/ceilings.json" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+fi
 
+if want deposit; then
 step "deposit/gather benchmark (partile, roofline, reference; then PyTorch)"
 "$build/bench/bench_deposit" --json "$OUT/deposit.json" --max "${PARTILE_DEPOSIT_MAX:-2.2e8}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
 PYTHONUNBUFFERED=1 python3 bench/bench_deposit_torch.py "$OUT/deposit_torch.json" "${PARTILE_DEPOSIT_MAX:-2.2e8}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+fi
 
+if want sort; then
 step "sorting benchmark (partile vs CUB, roofline)"
 "$build/bench/bench_sort" --json "$OUT/sort.json" --max "${PARTILE_SORT_MAX:-1e9}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+fi
 
-if command -v compute-sanitizer >/dev/null; then
+if want sanitizer && command -v compute-sanitizer >/dev/null; then
   step "compute-sanitizer memcheck (GPU tests)"
-  { compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_mma_gpu" &&
+  ( compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_mma_gpu" &&
     compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_sort_gpu" &&
-    compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_deposit_gpu"; } \
+    compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_deposit_gpu" &&
+    for t in "$build"/tests/test_*_gpu; do
+      case "$t" in *mma_gpu|*sort_gpu|*deposit_gpu) continue ;; esac
+      compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$t" || exit 3
+    done ) \
     >>"$OUT/test.log" 2>&1
   rc=$?
   grep -E "ERROR SUMMARY" "$OUT/test.log" | tail -3
@@ -71,7 +88,7 @@ fi
 
 step "summary"
 printf '%-22s %s\n' "gpu" "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
-printf '%-22s %s\n' "tests" "$(grep -E '^(Ok|Fail|Skipped):' "$OUT/test.log" | tr -s ' ' | paste -sd' ')"
-grep -E '^(PASSED|FAILED)' "$OUT/check.txt"
-cat "$OUT/bench.txt"
+[ -f "$OUT/test.log" ] && printf '%-22s %s\n' "tests" "$(grep -E '^(Ok|Fail|Skipped):' "$OUT/test.log" | tr -s ' ' | paste -sd' ')"
+[ -f "$OUT/check.txt" ] && grep -E '^(PASSED|FAILED)' "$OUT/check.txt"
+[ -f "$OUT/bench.txt" ] && cat "$OUT/bench.txt"
 exit $status
