@@ -43,3 +43,38 @@ int partile_mass_apply_assembled(partile_context_t *ctx, const partile_mass_para
                             "backend \"%s\" has no assembled apply yet", ctx->ops->name);
     return ctx->ops->mass_apply_assembled(ctx->state, p, storage, x, y);
 }
+
+int partile_mass_apply_matfree_f32(partile_context_t *ctx, const partile_mass_params_t *p,
+                                   size_t n, const partile_vectors_t *pos,
+                                   const int64_t *cell_offsets, const float *q,
+                                   const partile_vectors_t *omega, const float *x, float *y,
+                                   int64_t *bad_particle)
+{
+    PARTILE_CHECK_CTX(ctx);
+    if (!p || !pos || !x || !y || !cell_offsets || (n > 0 && !q))
+        return partile_fail(PARTILE_ERROR_NULL_POINTER,
+                            "params, pos, x, y, cell_offsets or q is NULL");
+    partile_mass_layout_t L;
+    int st = partile_mass_layout(p->grid, p->shape, p->kind, &L);
+    if (st < 0)
+        return st;
+    /* the FP64 checks, with ω as FLOAT32 arrays */
+    partile_vectors_t om64 = { PARTILE_DTYPE_FLOAT64, { NULL, NULL, NULL } };
+    if (omega && p->kind == PARTILE_MASS_TENSOR && n > 0 &&
+        (omega->type != PARTILE_DTYPE_FLOAT32 || !omega->axis[0] || !omega->axis[1] ||
+         !omega->axis[2]))
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT,
+                            "omega must be three FLOAT32 arrays for the FP32 apply");
+    if (omega)
+        for (int a = 0; a < 3; a++)
+            om64.axis[a] = omega->axis[a];
+    if ((st = partile_mass_check_particles(p, n, pos, omega ? &om64 : NULL)) < 0)
+        return st;
+    if (!ctx->ops->mass_apply_matfree_f32)
+        return partile_fail(PARTILE_ERROR_UNSUPPORTED,
+                            "backend \"%s\" has no FP32 matrix-free apply yet", ctx->ops->name);
+    int64_t bad = -1;
+    st = ctx->ops->mass_apply_matfree_f32(ctx->state, p, n, pos, cell_offsets, q,
+                                          p->kind == PARTILE_MASS_TENSOR ? omega : NULL, x, y, &bad);
+    return partile_mass_report(st, bad, bad_particle);
+}

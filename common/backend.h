@@ -106,6 +106,13 @@ typedef struct partile_backend_ops {
     int (*pairs)(void *state, const partile_grid_t *grid, const partile_pair_params_t *params,
                  size_t n, const partile_vectors_t *pos, const int64_t *cell_offsets,
                  partile_vectors_t *force, void *scalar, int64_t *bad);
+
+    /* FP32 matrix-free apply (include/partile/apply.h); arguments checked,
+     * omega NULL or three FLOAT32 arrays. */
+    int (*mass_apply_matfree_f32)(void *state, const partile_mass_params_t *p, size_t n,
+                                  const partile_vectors_t *pos, const int64_t *cell_offsets,
+                                  const float *q, const partile_vectors_t *omega, const float *x,
+                                  float *y, int64_t *bad);
 } partile_backend_ops_t;
 
 /* The backends, in "auto" preference order. Each is defined whether or not

@@ -10,6 +10,7 @@
 #include "reference/sort_ref.h"
 #include "reference/deposit_ref.h"
 #include "reference/mass_ref.h"
+#include "reference/apply_ref.h"
 #include "reference/pairs_ref.h"
 
 static int ref_device_count(int *count, const char **note)
@@ -180,6 +181,15 @@ static int ref_apply_matfree(void *state, const partile_mass_params_t *p, size_t
     return partile_mass_apply_matfree_ref(p, n, pos, off, q, omega, x, y, bad);
 }
 
+static int ref_apply_matfree_f32(void *state, const partile_mass_params_t *p, size_t n,
+                                 const partile_vectors_t *pos, const int64_t *off, const float *q,
+                                 const partile_vectors_t *omega, const float *x, float *y,
+                                 int64_t *bad)
+{
+    (void)state;
+    return partile_mass_apply_matfree_f32_ref(p, n, pos, off, q, omega, x, y, bad);
+}
+
 static int ref_apply_assembled(void *state, const partile_mass_params_t *p, const double *storage,
                                const double *x, double *y)
 {
@@ -218,5 +228,6 @@ const partile_backend_ops_t partile_backend_reference = {
     .mass_assemble = ref_mass_assemble,
     .mass_apply_matfree = ref_apply_matfree,
     .mass_apply_assembled = ref_apply_assembled,
+    .mass_apply_matfree_f32 = ref_apply_matfree_f32,
     .pairs = ref_pairs,
 };

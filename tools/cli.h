@@ -87,5 +87,6 @@ int cmd_sort(int argc, char **argv);
 int cmd_transfer(int argc, char **argv, int is_deposit);
 int cmd_assemble(int argc, char **argv);
 int cmd_pairs(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
 
 #endif

@@ -12,48 +12,8 @@
 
 #include "partile/partile.h"
 #include "tools/cli.h"
+#include "tools/mass_cli.h"
 #include "tools/npy.h"
-
-/* Whether ctx's backend assembles mass matrices: a call with no particles on
- * a 3-cell periodic 1-D grid. 0 if it does, PARTILE_ERROR_UNSUPPORTED if
- * not, another status (< 0) if the probe itself failed. */
-static int mass_probe(partile_context_t *ctx)
-{
-    partile_grid_t g;
-    memset(&g, 0, sizeof g);
-    g.dim = 1;
-    g.cells[0] = 3;
-    g.spacing[0] = 1.0;
-    g.periodic[0] = 1;
-    partile_mass_layout_t lay;
-    int st = partile_mass_layout(&g, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, &lay);
-    if (st < 0)
-        return st;
-    const int64_t zeros[4] = { 0, 0, 0, 0 };
-    int64_t *d_off = NULL;
-    double *d_store = NULL, *d_x = NULL;
-    if ((st = device_copy_of(ctx, zeros, sizeof zeros, (void **)&d_off)) >= 0 &&
-        (st = device_copy_of(ctx, NULL, lay.entries * sizeof(double), (void **)&d_store)) >= 0 &&
-        (st = device_copy_of(ctx, NULL, sizeof(double), (void **)&d_x)) >= 0) {
-        partile_vectors_t v;
-        memset(&v, 0, sizeof v);
-        v.type = PARTILE_DTYPE_FLOAT64;
-        v.axis[0] = d_x;
-        partile_mass_params_t p;
-        memset(&p, 0, sizeof p); /* fields beyond these: zero / NULL */
-        p.grid = &g;
-        p.shape = PARTILE_SHAPE_CIC;
-        p.kind = PARTILE_MASS_SCALAR;
-        p.sigma = 1.0;
-        st = partile_mass_assemble(ctx, &p, 0, &v, d_off, NULL, NULL, d_store, NULL);
-        if (st == 0)
-            st = partile_context_synchronize(ctx);
-    }
-    partile_free(ctx, d_off);
-    partile_free(ctx, d_store);
-    partile_free(ctx, d_x);
-    return st;
-}
 
 int cmd_assemble(int argc, char **argv)
 {
@@ -83,43 +43,10 @@ int cmd_assemble(int argc, char **argv)
         return 2;
     }
     partile_shape_t shape;
-    if (!strcmp(shape_arg, "cic"))
-        shape = PARTILE_SHAPE_CIC;
-    else if (!strcmp(shape_arg, "tsc"))
-        shape = PARTILE_SHAPE_TSC;
-    else {
-        fprintf(stderr, "partile %s: --shape needs cic or tsc, got \"%s\"\n", cmd, shape_arg);
-        return 2;
-    }
     partile_mass_kind_t kind;
-    if (!strcmp(kind_arg, "scalar"))
-        kind = PARTILE_MASS_SCALAR;
-    else if (!strcmp(kind_arg, "tensor"))
-        kind = PARTILE_MASS_TENSOR;
-    else {
-        fprintf(stderr, "partile %s: --kind needs scalar or tensor, got \"%s\"\n", cmd, kind_arg);
+    double sigma;
+    if (parse_mass_options(cmd, shape_arg, kind_arg, omega_path, sigma_arg, &shape, &kind, &sigma))
         return 2;
-    }
-    if (kind == PARTILE_MASS_TENSOR && !omega_path) {
-        fprintf(stderr, "partile %s: --kind tensor needs --omega W.npy ((Np, 3) float64, omega "
-                        "per particle)\n", cmd);
-        return 2;
-    }
-    if (kind == PARTILE_MASS_SCALAR && omega_path) {
-        fprintf(stderr, "partile %s: --omega is only for --kind tensor (the kind is scalar)\n",
-                cmd);
-        return 2;
-    }
-    double sigma = 1.0;
-    if (sigma_arg) {
-        char *end;
-        sigma = strtod(sigma_arg, &end);
-        if (end == sigma_arg || *end || !isfinite(sigma)) {
-            fprintf(stderr, "partile %s: --sigma needs a finite number, got \"%s\"\n", cmd,
-                    sigma_arg);
-            return 2;
-        }
-    }
     if (strcmp(precision, "fp64") != 0) {
         fprintf(stderr, "partile %s: --precision \"%s\" is not available yet: only fp64 is "
                         "implemented (tf32 is planned)\n", cmd, precision);
@@ -197,7 +124,7 @@ int cmd_assemble(int argc, char **argv)
     }
 
     /* The backend: it must implement assembly; auto falls back to the reference. */
-    if (!(ctx = open_context_with(cmd, &go, mass_probe, "mass-matrix assembly", "assembling")))
+    if (!(ctx = open_context_with(cmd, &go, mass_assemble_probe, "mass-matrix assembly", "assembling")))
         goto done;
 
     for (int a = 0; a < dim; a++)

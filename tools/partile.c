@@ -5,6 +5,7 @@
  *   partile deposit [options]    particle values onto grid points (.npy in and out)
  *   partile gather [options]     grid values at the particles (.npy in and out)
  *   partile assemble [options]   the particle mass matrix, exported as CSR/BSR .npy files
+ *   partile apply [options]      y = M x for the mass matrix, matrix-free or assembled
  *   partile pairs [options]      short-range pair interactions (LJ, SPH density), .npy in and out
  *   partile version
  * Exit status: 0 success, 1 a check failed or an operation failed, 2 usage
@@ -94,6 +95,18 @@ void usage(FILE *f)
             "                             (nnz, 3, 3); DIR is created if missing. The backend must\n"
             "                             implement assembly (with --backend auto, the reference\n"
             "                             is used when the one picked does not)\n"
+            "  apply [options]            y = M x for the particle mass matrix of assemble\n"
+            "                             (include/partile/apply.h): matrix-free, or assembled first\n"
+            "      grid and particle options, --shape, --kind, --charges, --omega, --sigma\n"
+            "                             as for assemble\n"
+            "      --mode NAME            matfree (gather x at the particles, scale by q_p alpha_p,\n"
+            "                             deposit back) or assembled (assemble, then apply the\n"
+            "                             canonical storage); the two agree to rounding\n"
+            "      --precision NAME       fp64 (default; bitwise equal on every backend) or fp32\n"
+            "                             (matfree only; y float32)\n"
+            "      --x X.npy              float64, (points,) for scalar, (points, 3) for tensor,\n"
+            "                             points numbered as for deposit (node points)\n"
+            "      --out Y.npy            y, the shape of x (float32 with --precision fp32)\n"
             "  pairs [options]            short-range pair interactions with a cutoff\n"
             "                             (include/partile/pairs.h), per particle\n"
             "      --backend, --device, --periodic, --positions\n"
@@ -384,6 +397,8 @@ int main(int argc, char **argv)
         return cmd_assemble(argc - 2, argv + 2);
     if (!strcmp(argv[1], "pairs"))
         return cmd_pairs(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "apply"))
+        return cmd_apply(argc - 2, argv + 2);
     if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
         printf("partile %s\n", partile_version());
         return 0;

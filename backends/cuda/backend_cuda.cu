@@ -374,6 +374,35 @@ static int cuda_gather(void *state, const partile_transfer_t *t, size_t n,
     return partile_cuda_gather(s->stream, s->sms, &s->ws, t, n, pos, field, values, bad);
 }
 
+/* ---- y = M x (backends/gpu/apply_gpu.inc) ---- */
+
+static int cuda_apply_matfree(void *state, const partile_mass_params_t *p, size_t n,
+                              const partile_vectors_t *pos, const int64_t *off, const double *q,
+                              const partile_vectors_t *omega, const double *x, double *y,
+                              int64_t *bad)
+{
+    CUDA_SORT_STATE(state);
+    return partile_cuda_mass_apply_matfree(s->stream, s->sms, &s->ws, p, n, pos, off, q, omega, x, y,
+                                         bad, PARTILE_GPU_APPLY_DEFAULT);
+}
+
+static int cuda_apply_matfree_f32(void *state, const partile_mass_params_t *p, size_t n,
+                                  const partile_vectors_t *pos, const int64_t *off, const float *q,
+                                  const partile_vectors_t *omega, const float *x, float *y,
+                                  int64_t *bad)
+{
+    CUDA_SORT_STATE(state);
+    return partile_cuda_mass_apply_matfree_f32(s->stream, s->sms, &s->ws, p, n, pos, off, q, omega,
+                                             x, y, bad);
+}
+
+static int cuda_apply_assembled(void *state, const partile_mass_params_t *p, const double *storage,
+                                const double *x, double *y)
+{
+    CUDA_SORT_STATE(state);
+    return partile_cuda_mass_apply_assembled(s->stream, s->sms, &s->ws, p, storage, x, y);
+}
+
 extern "C" const partile_backend_ops_t partile_backend_cuda = {
     /* name */ "cuda",
     /* targets */ PARTILE_CUDA_TARGETS,
@@ -404,8 +433,10 @@ extern "C" const partile_backend_ops_t partile_backend_cuda = {
     cuda_deposit,
     cuda_gather,
     /* mass_assemble: not on GPUs yet (issue #4) */ NULL,
-    /* mass_apply_matfree, mass_apply_assembled: not on GPUs yet (issue #6) */ NULL, NULL,
+    cuda_apply_matfree,
+    cuda_apply_assembled,
     /* pairs: not on GPUs yet (issue #7) */ NULL,
+    cuda_apply_matfree_f32,
 };
 
 static_assert(sizeof shape_kernels / sizeof shape_kernels[0] == 7,

@@ -11,6 +11,7 @@
 
 #include "partile/sort.h"
 #include "partile/deposit.h"
+#include "partile/mass.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,6 +48,35 @@ int PARTILE_GPU_ENTRY(gather)(void *stream, int sms, partile_gpu_workspace *ws,
                               const partile_transfer_t *t, size_t n,
                               const partile_vectors_t *pos, const double *field, double *values,
                               int64_t *bad);
+
+/* y = M x (backends/gpu/apply_gpu.inc). variant: which matrix-free path
+ * (both give the same bits); the operations table passes DEFAULT. */
+enum {
+    PARTILE_GPU_APPLY_DEFAULT = 0,
+    PARTILE_GPU_APPLY_COMPOSED = 1, /* gather, scale, sorted deposit, σ */
+    PARTILE_GPU_APPLY_FUSED = 2     /* per-particle prepare, per-point deposit */
+};
+/* Mass-matrix assembly (backends/gpu/mass_*.inc); engine: the vendor's tile
+ * engine index (CUDA: 1 = f64 m16n8k16 on sm_90, 0 = f64 m8n8k4). */
+int PARTILE_GPU_ENTRY(mass_assemble)(void *stream, int sms, partile_gpu_workspace *ws, int engine,
+                                     const partile_mass_params_t *p, size_t n,
+                                     const partile_vectors_t *pos, const int64_t *cell_offsets,
+                                     const double *q, const partile_vectors_t *omega,
+                                     double *storage, int64_t *bad);
+
+int PARTILE_GPU_ENTRY(mass_apply_matfree)(void *stream, int sms, partile_gpu_workspace *ws,
+                                          const partile_mass_params_t *p, size_t n,
+                                          const partile_vectors_t *pos, const int64_t *off,
+                                          const double *q, const partile_vectors_t *omega,
+                                          const double *x, double *y, int64_t *bad, int variant);
+int PARTILE_GPU_ENTRY(mass_apply_matfree_f32)(void *stream, int sms, partile_gpu_workspace *ws,
+                                              const partile_mass_params_t *p, size_t n,
+                                              const partile_vectors_t *pos, const int64_t *off,
+                                              const float *q, const partile_vectors_t *omega,
+                                              const float *x, float *y, int64_t *bad);
+int PARTILE_GPU_ENTRY(mass_apply_assembled)(void *stream, int sms, partile_gpu_workspace *ws,
+                                            const partile_mass_params_t *p, const double *storage,
+                                            const double *x, double *y);
 
 #ifdef __cplusplus
 }

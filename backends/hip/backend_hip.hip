@@ -416,6 +416,35 @@ static int hip_gather(void *state, const partile_transfer_t *t, size_t n,
     return partile_hip_gather(s->stream, s->cus, &s->ws, t, n, pos, field, values, bad);
 }
 
+/* ---- y = M x (backends/gpu/apply_gpu.inc) ---- */
+
+static int hip_apply_matfree(void *state, const partile_mass_params_t *p, size_t n,
+                              const partile_vectors_t *pos, const int64_t *off, const double *q,
+                              const partile_vectors_t *omega, const double *x, double *y,
+                              int64_t *bad)
+{
+    HIP_SORT_STATE(state);
+    return partile_hip_mass_apply_matfree(s->stream, s->cus, &s->ws, p, n, pos, off, q, omega, x, y,
+                                         bad, PARTILE_GPU_APPLY_DEFAULT);
+}
+
+static int hip_apply_matfree_f32(void *state, const partile_mass_params_t *p, size_t n,
+                                  const partile_vectors_t *pos, const int64_t *off, const float *q,
+                                  const partile_vectors_t *omega, const float *x, float *y,
+                                  int64_t *bad)
+{
+    HIP_SORT_STATE(state);
+    return partile_hip_mass_apply_matfree_f32(s->stream, s->cus, &s->ws, p, n, pos, off, q, omega,
+                                             x, y, bad);
+}
+
+static int hip_apply_assembled(void *state, const partile_mass_params_t *p, const double *storage,
+                                const double *x, double *y)
+{
+    HIP_SORT_STATE(state);
+    return partile_hip_mass_apply_assembled(s->stream, s->cus, &s->ws, p, storage, x, y);
+}
+
 extern "C" const partile_backend_ops_t partile_backend_hip = {
     /* name */ "hip",
     /* targets */ PARTILE_HIP_TARGETS,
@@ -446,8 +475,10 @@ extern "C" const partile_backend_ops_t partile_backend_hip = {
     hip_deposit,
     hip_gather,
     /* mass_assemble: not on GPUs yet (issue #4) */ NULL,
-    /* mass_apply_matfree, mass_apply_assembled: not on GPUs yet (issue #6) */ NULL, NULL,
+    hip_apply_matfree,
+    hip_apply_assembled,
     /* pairs: not on GPUs yet (issue #7) */ NULL,
+    hip_apply_matfree_f32,
 };
 
 static_assert(sizeof shape_kernels / sizeof shape_kernels[0] == 5,

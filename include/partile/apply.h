@@ -39,6 +39,19 @@ int partile_mass_apply_matfree(partile_context_t *ctx, const partile_mass_params
 int partile_mass_apply_assembled(partile_context_t *ctx, const partile_mass_params_t *params,
                                  const double *storage, const double *x, double *y);
 
+/* FP32 matrix-free y = M x: q, x and y are float; positions FLOAT64 or
+ * FLOAT32; ω (tensor) three FLOAT32 arrays, or NULL for ω = (float) of the
+ * FP64 (β/c)·B of partile_mass_apply_matfree. Order: that of the FP64 path
+ * in float arithmetic (fmaf), each weight W_gp = (float) of its FP64 value;
+ * α_p from partile_alpha_f32 (common/apply_math.h); y = (float)σ·F. Every
+ * backend gives the same bits; against the FP64 result, relative error of
+ * order 1e-6 (tests: below 1e-5 in the 2-norm). */
+int partile_mass_apply_matfree_f32(partile_context_t *ctx, const partile_mass_params_t *params,
+                                   size_t n, const partile_vectors_t *pos,
+                                   const int64_t *cell_offsets, const float *q,
+                                   const partile_vectors_t *omega, const float *x, float *y,
+                                   int64_t *bad_particle);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,52 @@
+/* Math of the mass-matrix application shared by every backend (DESIGN.md
+ * §4): the FP32 rotation tensor, and a CIC/TSC particle's 1-D stencil kept
+ * as one number (its fraction) from which each weight is recomputed — the
+ * same formulas as partile_stencil_at (common/shape.h), so the same bits
+ * (tests/test_apply.c checks this). A fused GPU apply stores the fraction
+ * instead of all weights. */
+#ifndef PARTILE_COMMON_APPLY_MATH_H
+#define PARTILE_COMMON_APPLY_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "common/portable.h"
+#include "partile/deposit.h"
+
+/* partile_alpha in FP32, the same formula in float arithmetic. */
+static inline PARTILE_HD void partile_alpha_f32(const float w[3], float alpha[9])
+{
+    const float w2 = (w[0] * w[0] + w[1] * w[1]) + w[2] * w[2];
+    const float d = 1.0f + w2;
+    const float C[9] = { 0.0f, -w[2], w[1], w[2], 0.0f, -w[0], -w[1], w[0], 0.0f };
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            alpha[3 * i + j] = ((i == j ? 1.0f : 0.0f) + w[i] * w[j] - C[3 * i + j]) / d;
+}
+
+/* Node-centred CIC or TSC at s = (x − lower)/h: the unwrapped first point
+ * and the fraction (CIC: ξ = s − floor(s); TSC: δ = s − floor(s + ½)). */
+static inline PARTILE_HD double partile_stencil_frac(int shape, double s, int64_t *first)
+{
+    if (shape == PARTILE_SHAPE_CIC) {
+        const double j = floor(s);
+        *first = (int64_t)j;
+        return s - j;
+    }
+    const double k = floor(s + 0.5);
+    *first = (int64_t)k - 1;
+    return s - k;
+}
+
+/* Weight k (0 … n) of that stencil, as partile_stencil_at writes w[k]. */
+static inline PARTILE_HD double partile_stencil_weight(int shape, double f, int k)
+{
+    if (shape == PARTILE_SHAPE_CIC)
+        return k == 0 ? 1.0 - f : f;
+    if (k == 1)
+        return 0.75 - f * f;
+    const double a = k == 0 ? 0.5 - f : 0.5 + f;
+    return 0.5 * (a * a);
+}
+
+#endif
