@@ -38,6 +38,14 @@ static inline PARTILE_HD double partile_stencil_frac(int shape, double s, int64_
     return s - k;
 }
 
+/* The first point relative to the cell floor(s) (the binning's cell on
+ * that axis), from the fraction alone: CIC 0; TSC 0 if δ < 0 (s rounded
+ * up), else −1. */
+static inline PARTILE_HD int partile_stencil_first_offset(int shape, double f)
+{
+    return shape == PARTILE_SHAPE_CIC ? 0 : f < 0.0 ? 0 : -1;
+}
+
 /* Weight k (0 … n) of that stencil, as partile_stencil_at writes w[k]. */
 static inline PARTILE_HD double partile_stencil_weight(int shape, double f, int k)
 {

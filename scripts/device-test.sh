@@ -71,6 +71,14 @@ step "sorting benchmark (partile vs CUB, roofline)"
 "$build/bench/bench_sort" --json "$OUT/sort.json" --max "${PARTILE_SORT_MAX:-1e9}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
 fi
 
+if want apply; then
+step "mass-matrix apply: GPU test (both matrix-free paths, assembled, FP32: bitwise vs the reference), CLI, benchmark"
+"$build/tests/test_apply_gpu" 2>&1 | tail -12 | tee -a "$OUT/bench.txt" || status=1
+if command -v compute-sanitizer >/dev/null; then
+  compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no \
+    "$build/tests/test_apply_gpu" 2>&1 | grep -E "ERROR SUMMARY|FAILED|PASSED" | tee -a "$OUT/bench.txt"
+fi
+
 if want sanitizer && command -v compute-sanitizer >/dev/null; then
   step "compute-sanitizer memcheck (GPU tests)"
   ( compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_mma_gpu" &&

@@ -71,6 +71,7 @@ static void test_fraction_weights(void **state)
             int64_t first;
             const double f = partile_stencil_frac(shape, s, &first);
             assert_int_equal(first, st.first);
+            assert_int_equal(first, (int64_t)floor(s) + partile_stencil_first_offset(shape, f));
             for (int k = 0; k < st.count; k++) {
                 const double w = partile_stencil_weight(shape, f, k);
                 if (memcmp(&w, &st.w[k], 8) != 0)

@@ -77,6 +77,8 @@ int PARTILE_GPU_ENTRY(mass_apply_matfree_f32)(void *stream, int sms, partile_gpu
 int PARTILE_GPU_ENTRY(mass_apply_assembled)(void *stream, int sms, partile_gpu_workspace *ws,
                                             const partile_mass_params_t *p, const double *storage,
                                             const double *x, double *y);
+/* Frees a workspace the caller made for direct calls (tests, benchmarks). */
+void PARTILE_GPU_ENTRY(workspace_free)(partile_gpu_workspace *ws);
 
 #ifdef __cplusplus
 }
