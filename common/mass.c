@@ -66,10 +66,24 @@ int partile_mass_assemble(partile_context_t *ctx, const partile_mass_params_t *p
     int st = partile_mass_layout(p->grid, p->shape, p->kind, &layout);
     if (st < 0)
         return st;
-    if (!storage || !cell_offsets || (n > 0 && !q))
+    if (p->algorithm != PARTILE_MASS_TILES && p->algorithm != PARTILE_MASS_FMA_PER_CELL &&
+        p->algorithm != PARTILE_MASS_ATOMIC_UNSORTED)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "algorithm %d is unknown",
+                            (int)p->algorithm);
+    if (p->precision != PARTILE_MASS_FP64 && p->precision != PARTILE_MASS_TF32)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "precision %d is neither FP64 nor TF32",
+                            (int)p->precision);
+    if (p->algorithm == PARTILE_MASS_ATOMIC_UNSORTED && p->mode != PARTILE_MASS_RELAXED)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT,
+                            "the unsorted atomic kernel is relaxed only (set mode RELAXED)");
+    const int offsets_optional = p->algorithm == PARTILE_MASS_ATOMIC_UNSORTED;
+    if (!storage || (!cell_offsets && !offsets_optional) || (n > 0 && !q))
         return partile_fail(PARTILE_ERROR_NULL_POINTER, "storage, cell_offsets or q is NULL");
     if ((st = partile_mass_check_particles(p, n, pos, omega)) < 0)
         return st;
+    if (p->mode != PARTILE_MASS_BITWISE && p->mode != PARTILE_MASS_RELAXED)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "mode %d is neither bitwise nor relaxed",
+                            (int)p->mode);
     if (!ctx->ops->mass_assemble)
         return partile_fail(PARTILE_ERROR_UNSUPPORTED,
                             "backend \"%s\" has no mass-matrix assembly yet", ctx->ops->name);

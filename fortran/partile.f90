@@ -66,6 +66,9 @@ module partile
      integer(c_int) :: accumulate = 0
      type(c_ptr) :: bfield = c_null_ptr
      real(c_double) :: beta_over_c = 0
+     integer(c_int) :: mode = 0 ! 0 bitwise, 1 relaxed
+     integer(c_int) :: algorithm = 0 ! 0 tiles, 1 FMA per cell, 2 unsorted atomics
+     integer(c_int) :: precision = 0 ! 0 FP64, 1 TF32
   end type partile_mass_params_t
 
   type, bind(C), public :: partile_pair_params_t

@@ -161,6 +161,10 @@ static int ref_mass_assemble(void *state, const partile_mass_params_t *p, size_t
                              int64_t *bad)
 {
     (void)state;
+    if (!cell_offsets) /* the unsorted atomic kernel is a GPU kernel */
+        return partile_fail(PARTILE_ERROR_UNSUPPORTED,
+                            "the reference backend assembles sorted particles only: pass the "
+                            "cell list (cell_offsets)");
     return partile_mass_assemble_ref(p, n, pos, cell_offsets, q, omega, storage, bad);
 }
 

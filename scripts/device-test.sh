@@ -79,6 +79,12 @@ if command -v compute-sanitizer >/dev/null; then
     "$build/tests/test_apply_gpu" 2>&1 | grep -E "ERROR SUMMARY|FAILED|PASSED" | tee -a "$OUT/bench.txt"
 fi
 
+if want mass; then
+step "mass-matrix benchmark (tiles vs kernels (i) and (ii), roofline; then CuPy)"
+"$build/bench/bench_mass" --json "$OUT/mass.json" --max "${PARTILE_MASS_MAX:-2.7e8}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+PYTHONUNBUFFERED=1 python3 bench/bench_mass_cupy.py "$OUT/mass_cupy.json" "$OUT/mass.json" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+fi
+
 if want sanitizer && command -v compute-sanitizer >/dev/null; then
   step "compute-sanitizer memcheck (GPU tests)"
   ( compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$build/tests/test_mma_gpu" &&

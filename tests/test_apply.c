@@ -52,7 +52,7 @@ static void test_matfree_against_assembled(void **state)
                     partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { x, x + n, x + 2 * n } };
                     partile_vectors_t om = { PARTILE_DTYPE_FLOAT64, { w, w + n, w + 2 * n } };
                     partile_mass_params_t p = { &g, (partile_shape_t)shape, (partile_mass_kind_t)kind,
-                                                0.8, 0, NULL, 0.0 };
+                                                0.8, 0, NULL, 0.0, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64 };
                     partile_mass_layout_t L;
                     assert_int_equal(partile_mass_layout(&g, p.shape, p.kind, &L), 0);
                     const int m = kind ? 3 : 1;
@@ -105,7 +105,7 @@ static void test_bad_input(void **state)
     for (int i = 0; i < 36; i++)
         xv[i] = 1, y[i] = -3;
     partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { x, x + n } };
-    partile_mass_params_t p = { &g, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, 1.0, 0, NULL, 0.0 };
+    partile_mass_params_t p = { &g, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, 1.0, 0, NULL, 0.0, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64 };
     assert_int_equal(partile_mass_apply_matfree(ctx, &p, n, &pos, off, q, NULL, NULL, y, NULL),
                      PARTILE_ERROR_NULL_POINTER);
     double t = x[0];

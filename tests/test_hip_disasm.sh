@@ -6,6 +6,8 @@
 # disassembles it. LLVM renamed some instructions for gfx940, so each is
 # looked for under every known spelling.
 # Usage: test_hip_disasm.sh path/to/backend_hip.o [ARCH...]
+# MFMA_WANTED (e.g. "f64") narrows the instructions looked for (an object
+# holding one engine's kernels, such as the mass-matrix tiles).
 # Exit: 0 all found, 1 one missing or a step failed, 77 (skip) tools missing.
 set -u
 
@@ -84,6 +86,7 @@ for arch in $archs; do
     gfx940 | gfx941 | gfx942) wanted="f64 f32 xf32 f16 bf16" ;;
     *) wanted="f64 f32 f16 bf16" ;;
     esac
+    wanted=${MFMA_WANTED:-$wanted}
     echo "$arch:"
     for name in $wanted; do
         found=""

@@ -52,9 +52,8 @@ int cmd_assemble(int argc, char **argv)
                         "implemented (tf32 is planned)\n", cmd, precision);
         return 2;
     }
-    if (strcmp(mode, "bitwise") != 0) {
-        fprintf(stderr, "partile %s: --mode \"%s\" is not available yet: only bitwise is "
-                        "implemented (relaxed is planned)\n", cmd, mode);
+    if (strcmp(mode, "bitwise") != 0 && strcmp(mode, "relaxed") != 0) {
+        fprintf(stderr, "partile %s: --mode needs bitwise or relaxed, got \"%s\"\n", cmd, mode);
         return 2;
     }
     partile_grid_t grid;
@@ -188,6 +187,7 @@ int cmd_assemble(int argc, char **argv)
     params.shape = shape;
     params.kind = kind;
     params.sigma = sigma;
+    params.mode = strcmp(mode, "relaxed") == 0 ? PARTILE_MASS_RELAXED : PARTILE_MASS_BITWISE;
     st = partile_mass_assemble(ctx, &params, n, &vec, d_offsets, d_q, d_omega ? &om : NULL,
                                d_storage, &bad);
     if (st == 0)

@@ -57,7 +57,8 @@ enum {
     PARTILE_GPU_APPLY_FUSED = 2     /* per-particle prepare, per-point deposit */
 };
 /* Mass-matrix assembly (backends/gpu/mass_*.inc); engine: the vendor's tile
- * engine index (CUDA: 1 = f64 m16n8k16 on sm_90, 0 = f64 m8n8k4). */
+ * engine index (CUDA: 0 f64 m8n8k4, 1 f64 m16n8k16 on sm_90, 2 tf32 m16n8k8;
+ * HIP: 0 f64 16x16x4, 1 f32 16x16x4). */
 int PARTILE_GPU_ENTRY(mass_assemble)(void *stream, int sms, partile_gpu_workspace *ws, int engine,
                                      const partile_mass_params_t *p, size_t n,
                                      const partile_vectors_t *pos, const int64_t *cell_offsets,

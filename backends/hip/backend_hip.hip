@@ -416,6 +416,19 @@ static int hip_gather(void *state, const partile_transfer_t *t, size_t n,
     return partile_hip_gather(s->stream, s->cus, &s->ws, t, n, pos, field, values, bad);
 }
 
+/* ---- mass matrix (backends/gpu/mass_*.inc; unverified on AMD hardware) ---- */
+
+static int hip_mass_assemble(void *state, const partile_mass_params_t *p, size_t n,
+                             const partile_vectors_t *pos, const int64_t *cell_offsets,
+                             const double *q, const partile_vectors_t *omega, double *storage,
+                             int64_t *bad)
+{
+    HIP_SORT_STATE(state);
+    return partile_hip_mass_assemble(s->stream, s->cus, &s->ws,
+                                     p->precision == PARTILE_MASS_TF32 ? 1 : 0, p, n, pos,
+                                     cell_offsets, q, omega, storage, bad);
+}
+
 /* ---- y = M x (backends/gpu/apply_gpu.inc) ---- */
 
 static int hip_apply_matfree(void *state, const partile_mass_params_t *p, size_t n,
@@ -474,7 +487,7 @@ extern "C" const partile_backend_ops_t partile_backend_hip = {
     hip_permute,
     hip_deposit,
     hip_gather,
-    /* mass_assemble: not on GPUs yet (issue #4) */ NULL,
+    hip_mass_assemble,
     hip_apply_matfree,
     hip_apply_assembled,
     /* pairs: not on GPUs yet (issue #7) */ NULL,

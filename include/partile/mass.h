@@ -65,6 +65,42 @@ typedef struct partile_mass_layout {
 int partile_mass_layout(const partile_grid_t *grid, partile_shape_t shape,
                         partile_mass_kind_t kind, partile_mass_layout_t *layout);
 
+/* Bitwise (the default): the order above, equal to the reference bit for
+ * bit on every backend. Relaxed: a GPU adds the groups' local entries into
+ * the storage with atomics in whatever order they arrive — equal to the
+ * bitwise result up to rounding (the reference backend, being sequential,
+ * returns the bitwise result). */
+typedef enum partile_mass_mode {
+    PARTILE_MASS_BITWISE = 0,
+    PARTILE_MASS_RELAXED = 1
+} partile_mass_mode_t;
+
+/* How a GPU assembles (the reference backend always runs its loops). The
+ * tile engine is the library's method; the other two are the conventional
+ * kernels it is measured against (the paper's kernels (ii) and (i)), kept
+ * for benchmarks and tests:
+ *   FMA_PER_CELL      sorted particles, plain FMAs per cell, no tensor cores
+ *                     — the same chains, so bitwise like the tiles;
+ *   ATOMIC_UNSORTED   one thread per particle, global atomics, particles in
+ *                     any order (cell_offsets may be NULL); relaxed only. */
+typedef enum partile_mass_algorithm {
+    PARTILE_MASS_TILES = 0,
+    PARTILE_MASS_FMA_PER_CELL = 1,
+    PARTILE_MASS_ATOMIC_UNSORTED = 2
+} partile_mass_algorithm_t;
+
+/* Arithmetic of the tile kernel. FP64 (the default) is the order above.
+ * TF32: the tile's inputs c_p·W_ap and W_bp are rounded to TF32 (10-bit
+ * mantissa) and each group's chain accumulates in FP32; groups are summed
+ * in FP64. Equal to the FP64 matrix within 2^-8 of its largest entry (the
+ * GPU tests check this); never bitwise. Backends without a TF32 tile use
+ * the closest they have (HIP: FP32 MFMA); the reference and the
+ * conventional kernels compute FP64. */
+typedef enum partile_mass_precision {
+    PARTILE_MASS_FP64 = 0,
+    PARTILE_MASS_TF32 = 1
+} partile_mass_precision_t;
+
 typedef struct partile_mass_params {
     const partile_grid_t *grid;
     partile_shape_t shape;     /* CIC or TSC */
@@ -76,10 +112,14 @@ typedef struct partile_mass_params {
      * the particle with the same shape exactly as partile_gather does. */
     const double *bfield;
     double beta_over_c;        /* β_s / c, β_s = q_s Δt / (2 m_s) */
+    partile_mass_mode_t mode;  /* bitwise (0) or relaxed */
+    partile_mass_algorithm_t algorithm; /* GPUs: tiles (0), or a conventional kernel */
+    partile_mass_precision_t precision; /* FP64 (0) or TF32 */
 } partile_mass_params_t;
 
 /* Assemble into `storage` (layout.entries doubles). Particles sorted by cell
- * (cell_offsets from partile_sort, checked: PARTILE_ERROR_NOT_SORTED);
+ * (cell_offsets from partile_sort, checked: PARTILE_ERROR_NOT_SORTED; NULL
+ * only with ATOMIC_UNSORTED on a GPU);
  * charges q (n); omega: for tensor, ω per particle as SoA x/y/z arrays (FP64),
  * or NULL to compute it from params->bfield; ignored for scalar. */
 int partile_mass_assemble(partile_context_t *ctx, const partile_mass_params_t *params, size_t n,
