@@ -361,14 +361,7 @@ int main(int argc, char **argv)
     for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
         for (int kind = 0; kind < 2; kind++) {
             const int m = kind ? 3 : 1;
-            partile_grid_t grid;
-            memset(&grid, 0, sizeof grid);
-            grid.dim = 3;
-            for (int d = 0; d < 3; d++) {
-                grid.cells[d] = side;
-                grid.spacing[d] = 1.0 / side;
-                grid.periodic[d] = 1;
-            }
+            partile_grid_t grid = bench_unit_cube(side);
             const int64_t cells = (int64_t)side * side * side;
             partile_mass_layout_t L;
             PK(partile_mass_layout(&grid, (partile_shape_t)shape, (partile_mass_kind_t)kind, &L));

@@ -104,14 +104,7 @@ int main(int argc, char **argv)
         const size_t n = (size_t)(cells * ppc);
         if ((double)n > max_n)
             continue;
-        partile_grid_t grid;
-        memset(&grid, 0, sizeof grid);
-        grid.dim = 3;
-        for (int d = 0; d < 3; d++) {
-            grid.cells[d] = side;
-            grid.spacing[d] = 1.0 / side;
-            grid.periodic[d] = 1;
-        }
+        partile_grid_t grid = bench_unit_cube(side);
         run_args a;
         memset(&a, 0, sizeof a);
         a.n = n;

@@ -42,6 +42,20 @@ static inline void bench_json_row(bench_json *j, const char *name, double value,
     j->first = 0;
 }
 
+/* The benchmarks' grid: side³ cells of the unit cube, every axis periodic. */
+static inline partile_grid_t bench_unit_cube(int side)
+{
+    partile_grid_t grid;
+    memset(&grid, 0, sizeof grid);
+    grid.dim = 3;
+    for (int d = 0; d < 3; d++) {
+        grid.cells[d] = side;
+        grid.spacing[d] = 1.0 / side;
+        grid.periodic[d] = 1;
+    }
+    return grid;
+}
+
 static inline void bench_json_close(bench_json *j) { fprintf(j->f, "\n  ]\n}\n"); }
 
 static inline int bench_copy_2gib(partile_context_t *ctx, void *arg)
