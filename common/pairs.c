@@ -3,8 +3,10 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "partile/pairs.h"
+#include "partile/timing.h"
 #include "common/checked.h"
 #include "common/context_internal.h"
 
@@ -33,6 +35,9 @@ static int check_params(const partile_grid_t *g, const partile_pair_params_t *p)
     } else {
         return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "interaction %d", (int)p->interaction);
     }
+    if (p->strategy < 0 || p->strategy >= PARTILE_PAIRS_STRATEGIES)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "strategy %d (0 auto to %d)",
+                            p->strategy, PARTILE_PAIRS_STRATEGIES - 1);
     return 0;
 }
 
@@ -91,4 +96,77 @@ int partile_pairs(partile_context_t *ctx, const partile_grid_t *grid,
             *total = s;
     }
     return st;
+}
+
+static const char *const strategy_names[PARTILE_PAIRS_STRATEGIES] = {
+    "auto", "naive", "all-in-sm", "x-pencil", "x-pencil-reg"
+};
+
+const char *partile_pairs_strategy_name(int strategy)
+{
+    return strategy >= 0 && strategy < PARTILE_PAIRS_STRATEGIES ? strategy_names[strategy] : NULL;
+}
+
+int partile_pairs_strategy_from_name(const char *name, int *strategy)
+{
+    if (!name || !strategy)
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "name or strategy is NULL");
+    for (int s = 0; s < PARTILE_PAIRS_STRATEGIES; s++)
+        if (!strcmp(name, strategy_names[s])) {
+            *strategy = s;
+            return PARTILE_SUCCESS;
+        }
+    return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "no pair strategy \"%s\"", name);
+}
+
+typedef struct select_call {
+    const partile_grid_t *grid;
+    partile_pair_params_t params;
+    size_t n;
+    const partile_vectors_t *pos;
+    const int64_t *off;
+    partile_vectors_t *force;
+    void *scalar;
+} select_call;
+
+static int select_run(partile_context_t *ctx, void *arg)
+{
+    select_call *c = arg;
+    return partile_pairs(ctx, c->grid, &c->params, c->n, c->pos, c->off, c->force, c->scalar,
+                         NULL, NULL);
+}
+
+int partile_pairs_select(partile_context_t *ctx, const partile_grid_t *grid,
+                         const partile_pair_params_t *params, size_t n,
+                         const partile_vectors_t *pos, const int64_t *cell_offsets,
+                         partile_vectors_t *force, void *scalar, int *strategy,
+                         double times[PARTILE_PAIRS_STRATEGIES])
+{
+    PARTILE_CHECK_CTX(ctx);
+    if (!params || !strategy)
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "params or strategy is NULL");
+    select_call c = { grid, *params, n, pos, cell_offsets, force, scalar };
+    c.params.strategy = PARTILE_PAIRS_AUTO;
+    /* the arguments, checked once (a bad input fails here, not in the timing) */
+    int st = select_run(ctx, &c);
+    if (st < 0)
+        return st;
+    int best = PARTILE_PAIRS_NAIVE;
+    double best_s = 0.0;
+    if (times)
+        times[0] = 0.0;
+    for (int s = PARTILE_PAIRS_NAIVE; s < PARTILE_PAIRS_STRATEGIES; s++) {
+        c.params.strategy = s;
+        partile_timing_t t;
+        if ((st = partile_time(ctx, select_run, &c, 1, 2, &t)) < 0)
+            return st;
+        if (times)
+            times[s] = t.min_s;
+        if (s == PARTILE_PAIRS_NAIVE || t.min_s < best_s) {
+            best = s;
+            best_s = t.min_s;
+        }
+    }
+    *strategy = best;
+    return PARTILE_SUCCESS;
 }

@@ -76,6 +76,7 @@ module partile
      real(c_double) :: cutoff = 0, epsilon = 0, sigma = 0
      integer(c_int) :: shifted = 0
      real(c_double) :: h = 0, mass = 0
+     integer(c_int) :: strategy = 0 ! 0 auto, 1 naive, 2 all-in-sm, 3 x-pencil, 4 x-pencil-reg
   end type partile_pair_params_t
 
   type, bind(C), public :: partile_transfer_t

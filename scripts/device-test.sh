@@ -7,7 +7,7 @@
 # Run through the device tool:  bash scripts/device-test.sh   (carry .device)
 # Files under $OUT (at most 8 come back): build.log (with nvidia-smi), test.log
 # (with compute-sanitizer), check.txt, bench.txt, ceilings.json, sort.json,
-# deposit.json, deposit_torch.json.
+# deposit.json, deposit_torch.json, pairs.json.
 set -uo pipefail
 OUT=${OUT:-/tmp/partile-out}
 mkdir -p "$OUT"
@@ -69,6 +69,14 @@ fi
 if want sort; then
 step "sorting benchmark (partile vs CUB, roofline)"
 "$build/bench/bench_sort" --json "$OUT/sort.json" --max "${PARTILE_SORT_MAX:-1e9}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+fi
+
+if want pairs; then
+step "pair interactions: GPU test (every strategy bitwise vs the reference), then the benchmark"
+"$build/tests/test_pairs_gpu" 2>&1 | tail -15 | tee -a "$OUT/bench.txt" || status=1
+if [ -n "${PARTILE_PAIRS_SANITIZE:-}" ] && command -v compute-sanitizer >/dev/null; then
+  compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no \
+    "$build/tests/test_pairs_gpu" 2>&1 | grep -E "ERROR SUMMARY|FAILED|PASSED" | tee -a "$OUT/bench.txt"
 fi
 
 if want apply; then

@@ -215,10 +215,17 @@ run explicit-defaults --backend reference $LJ3 --strategy naive --positions "$tm
     --out "$tmp/order-naive" &&
 run strategy-auto --backend reference $LJ3 --strategy auto --positions "$tmp/p3.npy" \
     --out "$tmp/order-auto-strategy" &&
+run strategy-all-in-sm $LJ3 --strategy all-in-sm --positions "$tmp/p3.npy" \
+    --out "$tmp/order-all-in-sm" &&
+run strategy-x-pencil $LJ3 --strategy x-pencil --positions "$tmp/p3.npy" \
+    --out "$tmp/order-x-pencil" &&
+run strategy-x-pencil-reg $LJ3 --strategy x-pencil-reg --positions "$tmp/p3.npy" \
+    --out "$tmp/order-x-pencil-reg" &&
 run auto $LJ3 --positions "$tmp/p3.npy" --out "$tmp/order-auto"
 }
 for f in force energy; do
-    for o in order-naive order-auto-strategy order-auto; do
+    for o in order-naive order-auto-strategy order-auto order-all-in-sm order-x-pencil \
+        order-x-pencil-reg; do
         cmp -s "$tmp/order-lj/$f.npy" "$tmp/$o/$f.npy" || fail "$o: $f.npy differs from the defaults"
     done
 done
@@ -288,10 +295,6 @@ bad sph-with-epsilon 2 "--epsilon is only for --interaction lj" $R $SPH --epsilo
 bad sph-shifted 2 "--shifted is only for --interaction lj" $R $SPH --shifted --cutoff 1 \
     --box $B2 $P2
 bad interaction-name 2 "lj or sph" $R --interaction coulomb --cutoff 1 --box $B2 $P2
-bad strategy-x-pencil 2 "not available yet" $R $LJ --cutoff 1 --box $B2 $P2 --strategy x-pencil
-bad strategy-all-in-sm 2 "not available yet" $R $LJ --cutoff 1 --box $B2 $P2 --strategy all-in-sm
-bad strategy-x-pencil-reg 2 "not available yet" $R $LJ --cutoff 1 --box $B2 $P2 \
-    --strategy x-pencil-reg
 bad strategy-name 2 "--strategy needs" $R $LJ --cutoff 1 --box $B2 $P2 --strategy fastest
 bad cutoff-zero 2 "--cutoff needs a number > 0" $R $LJ --cutoff 0 --box $B2 $P2
 bad cutoff-nan 2 "--cutoff needs a finite number" $R $LJ --cutoff nan --box $B2 $P2

@@ -97,7 +97,7 @@ static void run_case(partile_context_t *ctx, int dim, int periodic, int interact
     const size_t n = S.n;
     /* FP32: a smaller σ keeps (σ/r)^12 of the closest random pairs inside float range */
     partile_pair_params_t p = { (partile_interaction_t)interaction, 0.12, 1.0, f32 ? 0.003 : 0.03,
-                                periodic, 0.05, 0.7 };
+                                periodic, 0.05, 0.7, 0 };
     double *f = calloc(3 * n, 8), *s = calloc(n, 8), *want_f = calloc(3 * n, 8), *want_s = calloc(n, 8),
            *scale = calloc(n, 8);
     all_pairs(&S, &p, want_f, want_s, scale);
@@ -186,7 +186,7 @@ static void test_by_hand(void **state)
     int64_t off[5];
     double x[2], f[2], e[2], total;
     partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { x } }, force = { PARTILE_DTYPE_FLOAT64, { f } };
-    partile_pair_params_t lj = { PARTILE_PAIRS_LJ, 0.25, 2.0, 0.1, 0, 0, 0 };
+    partile_pair_params_t lj = { PARTILE_PAIRS_LJ, 0.25, 2.0, 0.1, 0, 0, 0, 0 };
     int64_t perm[2];
     /* r = 2^(1/6) σ: force 0, energy −ε split in halves */
     x[0] = 0.3, x[1] = 0.3 + pow(2.0, 1.0 / 6) * 0.1;
@@ -215,7 +215,7 @@ static void test_by_hand(void **state)
     assert_int_equal(partile_pairs(ctx, &g, &lj, 2, &pos, off, NULL, e, &total, NULL), 0);
     assert_true(fabs(total) < 1e-9);
     /* SPH: one particle: m W(0) = m·2/(3h) in 1-D; a pair at r = h adds m·W(1) = m·¼·norm */
-    partile_pair_params_t sph = { PARTILE_PAIRS_SPH_DENSITY, 0.25, 0, 0, 0, 0.1, 3.0 };
+    partile_pair_params_t sph = { PARTILE_PAIRS_SPH_DENSITY, 0.25, 0, 0, 0, 0.1, 3.0, 0 };
     assert_int_equal(partile_sort(ctx, &g, 1, &pos, off, perm, NULL, NULL), 0);
     assert_int_equal(partile_pairs(ctx, &g, &sph, 1, &pos, off, NULL, e, NULL, NULL), 0);
     assert_true(fabs(e[0] - 3.0 * 2.0 / (3.0 * 0.1)) < 1e-12);
@@ -238,7 +238,7 @@ static void test_bad_input(void **state)
         e[i] = -9;
     partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { S.x, S.x + n } };
     partile_vectors_t force = { PARTILE_DTYPE_FLOAT64, { f, f + n } };
-    partile_pair_params_t p = { PARTILE_PAIRS_LJ, 0.1, 1, 0.02, 0, 0, 0 };
+    partile_pair_params_t p = { PARTILE_PAIRS_LJ, 0.1, 1, 0.02, 0, 0, 0, 0 };
     double t = S.x[0];
     S.x[0] = S.x[n - 1]; /* unsorted */
     assert_int_equal(partile_pairs(ctx, &S.g, &p, n, &pos, S.off, &force, e, NULL, NULL),
@@ -258,16 +258,65 @@ static void test_bad_input(void **state)
     p.sigma = 0;
     assert_int_equal(partile_pairs(ctx, &S.g, &p, n, &pos, S.off, &force, e, NULL, NULL),
                      PARTILE_ERROR_INVALID_ARGUMENT);
-    partile_pair_params_t sph = { PARTILE_PAIRS_SPH_DENSITY, 0.1, 0, 0, 0, 0.06, 1 }; /* 2h > r_c */
+    partile_pair_params_t sph = { PARTILE_PAIRS_SPH_DENSITY, 0.1, 0, 0, 0, 0.06, 1, 0 }; /* 2h > r_c */
     assert_int_equal(partile_pairs(ctx, &S.g, &sph, n, &pos, S.off, NULL, e, NULL, NULL),
                      PARTILE_ERROR_INVALID_ARGUMENT);
     sph.h = 0.05;
     assert_int_equal(partile_pairs(ctx, &S.g, &sph, n, &pos, S.off, &force, e, NULL, NULL),
                      PARTILE_ERROR_INVALID_ARGUMENT); /* SPH has no force */
+    sph.strategy = PARTILE_PAIRS_STRATEGIES; /* no such strategy */
+    assert_int_equal(partile_pairs(ctx, &S.g, &sph, n, &pos, S.off, NULL, e, NULL, NULL),
+                     PARTILE_ERROR_INVALID_ARGUMENT);
+    sph.strategy = -1;
+    assert_int_equal(partile_pairs(ctx, &S.g, &sph, n, &pos, S.off, NULL, e, NULL, NULL),
+                     PARTILE_ERROR_INVALID_ARGUMENT);
+    for (size_t i = 0; i < n; i++)
+        assert_true(e[i] == -9); /* still untouched */
     S.g.cells[0] = 2;
     assert_int_equal(partile_pairs(ctx, &S.g, &p, n, &pos, S.off, &force, e, NULL, NULL),
                      PARTILE_ERROR_INVALID_ARGUMENT); /* periodic with 2 cells */
     free(f), free(e);
+    free_set(&S);
+    partile_context_destroy(ctx);
+}
+
+/* The reference takes every strategy (it defines their common order) and
+ * gives the same bits for each; the names round-trip; the selector picks one. */
+static void test_strategies(void **state)
+{
+    (void)state;
+    partile_context_t *ctx = ref();
+    uint64_t rng = 11;
+    sorted_set S = make_set(ctx, 3, 1, 5, 0.125, 300, &rng);
+    const size_t n = S.n;
+    double *f0 = malloc(3 * n * 8), *e0 = malloc(n * 8), *f = malloc(3 * n * 8), *e = malloc(n * 8);
+    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { S.x, S.x + n, S.x + 2 * n } };
+    partile_vectors_t force0 = { PARTILE_DTYPE_FLOAT64, { f0, f0 + n, f0 + 2 * n } };
+    partile_vectors_t force = { PARTILE_DTYPE_FLOAT64, { f, f + n, f + 2 * n } };
+    partile_pair_params_t p;
+    memset(&p, 0, sizeof p); /* zero: strategy auto */
+    p.interaction = PARTILE_PAIRS_LJ;
+    p.cutoff = 0.12, p.epsilon = 1, p.sigma = 0.03;
+    assert_int_equal(partile_pairs(ctx, &S.g, &p, n, &pos, S.off, &force0, e0, NULL, NULL), 0);
+    for (int s = 0; s < PARTILE_PAIRS_STRATEGIES; s++) {
+        int back = -1;
+        assert_non_null(partile_pairs_strategy_name(s));
+        assert_int_equal(partile_pairs_strategy_from_name(partile_pairs_strategy_name(s), &back), 0);
+        assert_int_equal(back, s);
+        p.strategy = s;
+        assert_int_equal(partile_pairs(ctx, &S.g, &p, n, &pos, S.off, &force, e, NULL, NULL), 0);
+        assert_memory_equal(f, f0, 3 * n * 8);
+        assert_memory_equal(e, e0, n * 8);
+    }
+    int back = 0;
+    assert_null(partile_pairs_strategy_name(PARTILE_PAIRS_STRATEGIES));
+    assert_int_equal(partile_pairs_strategy_from_name("x-pencils", &back), PARTILE_ERROR_INVALID_ARGUMENT);
+    int pick = -1;
+    double times[PARTILE_PAIRS_STRATEGIES];
+    assert_int_equal(partile_pairs_select(ctx, &S.g, &p, n, &pos, S.off, &force, e, &pick, times), 0);
+    assert_true(pick >= PARTILE_PAIRS_NAIVE && pick < PARTILE_PAIRS_STRATEGIES);
+    assert_memory_equal(e, e0, n * 8);
+    free(f0), free(e0), free(f), free(e);
     free_set(&S);
     partile_context_destroy(ctx);
 }
@@ -277,6 +326,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_by_hand),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_strategies),
         cmocka_unit_test(test_against_all_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

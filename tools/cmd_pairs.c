@@ -144,19 +144,10 @@ int cmd_pairs(int argc, char **argv)
                 number_args[CUTOFF]);
         return 2;
     }
-    /* The reference computes the one order of pairs.h; the faster GPU
-     * strategies will reproduce it. */
-    if (strcmp(strategy, "auto") != 0 && strcmp(strategy, "naive") != 0) {
-        static const char *const planned[3] = { "all-in-sm", "x-pencil", "x-pencil-reg" };
-        int is_planned = 0;
-        for (int k = 0; k < 3; k++)
-            is_planned |= !strcmp(strategy, planned[k]);
-        if (is_planned)
-            fprintf(stderr, "partile %s: --strategy \"%s\" is not available yet: only auto and "
-                            "naive are implemented\n", cmd, strategy);
-        else
-            fprintf(stderr, "partile %s: --strategy needs auto, naive, all-in-sm, x-pencil or "
-                            "x-pencil-reg, got \"%s\"\n", cmd, strategy);
+    /* every strategy computes the one order of pairs.h */
+    if (partile_pairs_strategy_from_name(strategy, &params.strategy) < 0) {
+        fprintf(stderr, "partile %s: --strategy needs auto, naive, all-in-sm, x-pencil or "
+                        "x-pencil-reg, got \"%s\"\n", cmd, strategy);
         return 2;
     }
 
@@ -355,8 +346,8 @@ int cmd_pairs(int argc, char **argv)
                shifted ? ", shifted" : "");
     else
         printf("h %g, mass %g", params.h, params.mass);
-    printf(", backend %s, strategy naive, %s positions, %.3f ms (sort %.3f, pairs %.3f); "
-           "wrote %s/%s\n", partile_context_backend(ctx), npy_dtype_name(hp.npy_type),
+    printf(", backend %s, strategy %s, %s positions, %.3f ms (sort %.3f, pairs %.3f); "
+           "wrote %s/%s\n", partile_context_backend(ctx), strategy, npy_dtype_name(hp.npy_type),
            (t2 - t0) * 1e3, (t1 - t0) * 1e3, (t2 - t1) * 1e3, out,
            lj ? "{force,energy}.npy" : "density.npy");
     rc = 0;

@@ -417,6 +417,15 @@ static int cuda_apply_assembled(void *state, const partile_mass_params_t *p, con
     return partile_cuda_mass_apply_assembled(s->stream, s->sms, &s->ws, p, storage, x, y);
 }
 
+static int cuda_pairs(void *state, const partile_grid_t *grid, const partile_pair_params_t *params,
+                      size_t n, const partile_vectors_t *pos, const int64_t *cell_offsets,
+                      partile_vectors_t *force, void *scalar, int64_t *bad)
+{
+    CUDA_SORT_STATE(state);
+    return partile_cuda_pairs(s->stream, s->sms, &s->ws, grid, params, n, pos, cell_offsets, force,
+                              scalar, bad);
+}
+
 extern "C" const partile_backend_ops_t partile_backend_cuda = {
     /* name */ "cuda",
     /* targets */ PARTILE_CUDA_TARGETS,
@@ -449,7 +458,7 @@ extern "C" const partile_backend_ops_t partile_backend_cuda = {
     cuda_mass_assemble,
     cuda_apply_matfree,
     cuda_apply_assembled,
-    /* pairs: not on GPUs yet (issue #7) */ NULL,
+    cuda_pairs,
     cuda_apply_matfree_f32,
 };
 

@@ -11,6 +11,7 @@
 
 #include "partile/sort.h"
 #include "partile/deposit.h"
+#include "partile/pairs.h"
 #include "partile/mass.h"
 
 #ifdef __cplusplus
@@ -80,6 +81,12 @@ int PARTILE_GPU_ENTRY(mass_apply_assembled)(void *stream, int sms, partile_gpu_w
                                             const double *x, double *y);
 /* Frees a workspace the caller made for direct calls (tests, benchmarks). */
 void PARTILE_GPU_ENTRY(workspace_free)(partile_gpu_workspace *ws);
+
+/* backends/gpu/pairs_gpu.inc */
+int PARTILE_GPU_ENTRY(pairs)(void *stream, int sms, partile_gpu_workspace *ws,
+                             const partile_grid_t *grid, const partile_pair_params_t *params,
+                             size_t n, const partile_vectors_t *pos, const int64_t *cell_offsets,
+                             partile_vectors_t *force, void *scalar, int64_t *bad);
 
 #ifdef __cplusplus
 }

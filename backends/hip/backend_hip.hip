@@ -458,6 +458,15 @@ static int hip_apply_assembled(void *state, const partile_mass_params_t *p, cons
     return partile_hip_mass_apply_assembled(s->stream, s->cus, &s->ws, p, storage, x, y);
 }
 
+static int hip_pairs(void *state, const partile_grid_t *grid, const partile_pair_params_t *params,
+                     size_t n, const partile_vectors_t *pos, const int64_t *cell_offsets,
+                     partile_vectors_t *force, void *scalar, int64_t *bad)
+{
+    HIP_SORT_STATE(state);
+    return partile_hip_pairs(s->stream, s->cus, &s->ws, grid, params, n, pos, cell_offsets, force,
+                             scalar, bad);
+}
+
 extern "C" const partile_backend_ops_t partile_backend_hip = {
     /* name */ "hip",
     /* targets */ PARTILE_HIP_TARGETS,
@@ -490,7 +499,7 @@ extern "C" const partile_backend_ops_t partile_backend_hip = {
     hip_mass_assemble,
     hip_apply_matfree,
     hip_apply_assembled,
-    /* pairs: not on GPUs yet (issue #7) */ NULL,
+    hip_pairs,
     hip_apply_matfree_f32,
 };
 

@@ -6,4 +6,5 @@
 #include "backends/gpu/particles_entry.h"
 #include "backends/gpu/sort_gpu.inc"
 #include "backends/gpu/deposit_gpu.inc"
+#include "backends/gpu/pairs_gpu.inc"
 #include "backends/gpu/apply_gpu.inc"

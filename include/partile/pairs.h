@@ -41,12 +41,33 @@ typedef enum partile_interaction {
     PARTILE_PAIRS_SPH_DENSITY = 1
 } partile_interaction_t;
 
+/* How a backend walks the cells (issue #7); every strategy computes the
+ * same order, so the results do not depend on it. 0 (a zero-initialised
+ * struct) is AUTO: the backend's choice from the mean particles per cell.
+ *   NAIVE         one thread per particle over its 3^d neighbour cells;
+ *   ALL_IN_SM     a sub-box of cells and its halo in shared memory per
+ *                 block (sized for 1.5× the mean particles per cell; a
+ *                 denser sub-box reads its sources from global memory);
+ *   X_PENCIL      pencils of cells along x, the neighbour rows staged
+ *                 through shared memory, targets in shared memory;
+ *   X_PENCIL_REG  the same with each thread's target in registers.
+ * The reference backend accepts every strategy (it defines the order). */
+typedef enum partile_pair_strategy {
+    PARTILE_PAIRS_AUTO = 0,
+    PARTILE_PAIRS_NAIVE = 1,
+    PARTILE_PAIRS_ALL_IN_SM = 2,
+    PARTILE_PAIRS_X_PENCIL = 3,
+    PARTILE_PAIRS_X_PENCIL_REG = 4
+} partile_pair_strategy_t;
+#define PARTILE_PAIRS_STRATEGIES 5
+
 typedef struct partile_pair_params {
     partile_interaction_t interaction;
     double cutoff;          /* r_c > 0, ≤ every cell width */
     double epsilon, sigma;  /* LJ */
     int shifted;            /* LJ: 1 = energy shifted to 0 at r_c */
     double h, mass;         /* SPH: smoothing length (2h ≤ r_c), particle mass */
+    int strategy;           /* a partile_pair_strategy_t; 0 = AUTO */
 } partile_pair_params_t;
 
 /* Per-particle results, in the positions' type (FLOAT64 or FLOAT32):
@@ -58,6 +79,24 @@ int partile_pairs(partile_context_t *ctx, const partile_grid_t *grid,
                   const partile_pair_params_t *params, size_t n, const partile_vectors_t *pos,
                   const int64_t *cell_offsets, partile_vectors_t *force, void *scalar,
                   double *total, int64_t *bad_particle);
+
+/* The fastest strategy for these inputs on ctx's device: runs every
+ * strategy but AUTO on the caller's data (once to warm up, then timed
+ * twice, keeping the faster) and sets *strategy to the quickest; times
+ * (may be NULL) gets the seconds per evaluation, indexed by strategy
+ * (times[0] = 0). Arguments as partile_pairs, whose outputs it overwrites
+ * with the (same) results; params->strategy is ignored. A caller can keep
+ * the answer for data of similar density and pass it in params->strategy. */
+int partile_pairs_select(partile_context_t *ctx, const partile_grid_t *grid,
+                         const partile_pair_params_t *params, size_t n,
+                         const partile_vectors_t *pos, const int64_t *cell_offsets,
+                         partile_vectors_t *force, void *scalar, int *strategy,
+                         double times[PARTILE_PAIRS_STRATEGIES]);
+
+/* "auto", "naive", "all-in-sm", "x-pencil", "x-pencil-reg"; NULL if out of range. */
+const char *partile_pairs_strategy_name(int strategy);
+/* The strategy of that name, or PARTILE_ERROR_INVALID_ARGUMENT. */
+int partile_pairs_strategy_from_name(const char *name, int *strategy);
 
 #ifdef __cplusplus
 }
