@@ -221,6 +221,28 @@ int partile_check_sort(partile_context_t *ctx, uint64_t seed, FILE *log,
 }
 
 /* Deposit (sorted: bitwise; unsorted: tolerance) and gather (bitwise). */
+/* Random particles (x: 3 × n, SoA) sorted by cell on the reference; so holds
+ * that sort (offsets for the cell list). */
+static int sorted_particles(partile_context_t *ref, const partile_grid_t *g, size_t n,
+                            uint64_t *rng, double *x, sort_out *so)
+{
+    for (int a = 0; a < g->dim; a++)
+        for (size_t p = 0; p < n; p++)
+            x[a * n + p] = g->lower[a] + uniform(rng) * (double)g->cells[a] * g->spacing[a] * (1 - 1e-12);
+    int st = run_sort(ref, g, x, n, 0, NULL, so);
+    if (st < 0)
+        return st;
+    double *xs = malloc(3 * n * 8);
+    if (!xs)
+        return PARTILE_ERROR_OUT_OF_MEMORY;
+    for (int a = 0; a < g->dim; a++)
+        for (size_t i = 0; i < n; i++)
+            xs[a * n + i] = x[a * n + so->perm[i]];
+    memcpy(x, xs, 3 * n * 8);
+    free(xs);
+    return 0;
+}
+
 static int transfer_case(partile_context_t *ctx, partile_context_t *ref, const partile_grid_t *g,
                          partile_shape_t shape, partile_centering_t cent, int m, size_t n,
                          uint64_t *rng, FILE *log, partile_particle_check_t *r)
@@ -238,22 +260,8 @@ static int transfer_case(partile_context_t *ctx, partile_context_t *ref, const p
         st = PARTILE_ERROR_OUT_OF_MEMORY;
         goto out;
     }
-    /* particles already sorted by cell: generate, sort on the reference, reorder */
-    for (int a = 0; a < g->dim; a++)
-        for (size_t p = 0; p < n; p++)
-            x[a * n + p] = g->lower[a] + uniform(rng) * (double)g->cells[a] * g->spacing[a] * (1 - 1e-12);
-    if ((st = run_sort(ref, g, x, n, 0, NULL, &so)) < 0)
+    if ((st = sorted_particles(ref, g, n, rng, x, &so)) < 0)
         goto out;
-    double *xs = malloc(3 * n * 8);
-    if (!xs) {
-        st = PARTILE_ERROR_OUT_OF_MEMORY;
-        goto out;
-    }
-    for (int a = 0; a < g->dim; a++)
-        for (size_t i = 0; i < n; i++)
-            xs[a * n + i] = x[a * n + so.perm[i]];
-    memcpy(x, xs, 3 * n * 8);
-    free(xs);
     for (size_t i = 0; i < n * m; i++)
         v[i] = 2 * uniform(rng) - 1;
     double hmin = g->spacing[0];
@@ -338,6 +346,105 @@ int partile_check_transfer(partile_context_t *ctx, uint64_t seed, FILE *log,
                 partile_grid_t g = make_grid(dim, (shape + cent) % 2, 6.0, 3000);
                 st = transfer_case(ctx, ref, &g, (partile_shape_t)shape, (partile_centering_t)cent,
                                    dim == 2 ? 3 : 1, 3000, &rng, log, r);
+            }
+    partile_context_destroy(ref);
+    return st;
+}
+
+/* One mass-matrix case: bitwise mode equal to the reference to the bit,
+ * relaxed mode within 1e-12 of the largest entry. */
+static int mass_case(partile_context_t *ctx, partile_context_t *ref, const partile_grid_t *g,
+                     partile_shape_t shape, partile_mass_kind_t kind, size_t n, uint64_t *rng,
+                     FILE *log, partile_particle_check_t *r)
+{
+    int64_t ncells;
+    partile_grid_cell_count(g, &ncells);
+    partile_mass_layout_t L;
+    int st = partile_mass_layout(g, shape, kind, &L);
+    if (st < 0)
+        return st;
+    const size_t sb = L.entries * 8;
+    double *x = malloc(3 * n * 8), *q = malloc(n * 8), *w = malloc(3 * n * 8);
+    double *want = malloc(sb), *got = malloc(sb), *relaxed = malloc(sb);
+    sort_out so;
+    memset(&so, 0, sizeof so);
+    if (!x || !q || !w || !want || !got || !relaxed || alloc_out(&so, ncells, n)) {
+        st = PARTILE_ERROR_OUT_OF_MEMORY;
+        goto out;
+    }
+    if ((st = sorted_particles(ref, g, n, rng, x, &so)) < 0)
+        goto out;
+    for (size_t p = 0; p < n; p++) {
+        q[p] = 2 * uniform(rng) - 0.5;
+        for (int a = 0; a < 3; a++)
+            w[a * n + p] = 4 * uniform(rng) - 2;
+    }
+    for (int pass = 0; pass < 3; pass++) { /* the backend bitwise, relaxed; the reference */
+        partile_context_t *c = pass == 2 ? ref : ctx;
+        staged s;
+        void *dq = NULL, *dw = NULL, *doff = NULL, *dS = NULL;
+        TRY(stage_positions(c, g, x, n, 0, &s));
+        TRY(stage(c, q, n * 8, &dq));
+        TRY(stage(c, w, 3 * n * 8, &dw));
+        TRY(stage(c, so.off, (size_t)(ncells + 1) * 8, &doff));
+        TRY(stage(c, NULL, sb, &dS));
+        partile_vectors_t om = { PARTILE_DTYPE_FLOAT64,
+                                 { dw, (double *)dw + n, (double *)dw + 2 * n } };
+        partile_mass_params_t p;
+        memset(&p, 0, sizeof p);
+        p.grid = g;
+        p.shape = shape;
+        p.kind = kind;
+        p.sigma = 0.75;
+        p.mode = pass == 1 ? PARTILE_MASS_RELAXED : PARTILE_MASS_BITWISE;
+        TRY(partile_mass_assemble(c, &p, n, &s.pos, doff, dq, &om, dS, NULL));
+        TRY(fetch(c, pass == 0 ? got : pass == 1 ? relaxed : want, dS, sb));
+    done:
+        free_positions(c, &s);
+        partile_free(c, dq), partile_free(c, dw), partile_free(c, doff), partile_free(c, dS);
+        if (st < 0)
+            goto out;
+    }
+    long long d;
+    r->cases++;
+    if ((d = first_diff(got, want, L.entries)) >= 0) {
+        r->mismatches++;
+        fprintf(log, "    mass (bitwise) shape %d kind %d dim %d: storage[%lld] = %a, reference %a\n",
+                (int)shape, (int)kind, g->dim, d, got[d], want[d]);
+    }
+    r->cases++;
+    double peak = 0;
+    for (size_t e = 0; e < L.entries; e++)
+        peak = fabs(want[e]) > peak ? fabs(want[e]) : peak;
+    for (size_t e = 0; e < L.entries; e++)
+        if (!(fabs(relaxed[e] - want[e]) <= 1e-12 * peak)) {
+            r->mismatches++;
+            fprintf(log, "    mass (relaxed) shape %d kind %d dim %d: storage[%zu] = %.17g, "
+                         "reference %.17g\n", (int)shape, (int)kind, g->dim, e, relaxed[e], want[e]);
+            break;
+        }
+out:
+    free(x), free(q), free(w), free(want), free(got), free(relaxed);
+    free_out(&so);
+    return st;
+}
+
+int partile_check_mass(partile_context_t *ctx, uint64_t seed, FILE *log,
+                       partile_particle_check_t *r)
+{
+    memset(r, 0, sizeof *r);
+    partile_context_t *ref = NULL;
+    int st = partile_context_create("reference", 0, &ref);
+    if (st < 0)
+        return st;
+    uint64_t rng = seed ^ 0x3a55ull;
+    for (int dim = 1; dim <= 3 && st >= 0; dim++)
+        for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC && st >= 0; shape++)
+            for (int kind = 0; kind < 2 && st >= 0; kind++) {
+                /* TSC on a periodic axis needs 5 cells: 40 particles per cell keeps that */
+                partile_grid_t g = make_grid(dim, (dim + kind) % 2, 10.0, 2000);
+                st = mass_case(ctx, ref, &g, (partile_shape_t)shape, (partile_mass_kind_t)kind,
+                               2000, &rng, log, r);
             }
     partile_context_destroy(ref);
     return st;

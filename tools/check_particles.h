@@ -1,8 +1,9 @@
 /* `partile check` for the particle operations: binning and sorting
- * (sort, re-sort) and deposit/gather run on a backend and on the reference
- * with the same fresh random particles; integer results and FP64 values of
- * the bitwise paths must be equal to the bit, the unsorted (atomic) deposit
- * within 1e-12 of the sum of |W·v|. */
+ * (sort, re-sort), deposit/gather and the mass matrix run on a backend and
+ * on the reference with the same fresh random particles; integer results
+ * and FP64 values of the bitwise paths must be equal to the bit, the
+ * unsorted (atomic) deposit within 1e-12 of the sum of |W·v|, the relaxed
+ * mass matrix within 1e-12 of its largest entry. */
 #ifndef PARTILE_TOOLS_CHECK_PARTICLES_H
 #define PARTILE_TOOLS_CHECK_PARTICLES_H
 
@@ -16,11 +17,14 @@ typedef struct partile_particle_check {
     int mismatches; /* cases whose result differs */
 } partile_particle_check_t;
 
-/* Runs the sort group ("sort") or the transfer group ("deposit") on ctx.
+/* Runs the sort group ("sort"), the transfer group ("deposit") or the
+ * mass-matrix group ("mass") on ctx.
  * Mismatches are described on log. Returns a partile status. */
 int partile_check_sort(partile_context_t *ctx, uint64_t seed, FILE *log,
                        partile_particle_check_t *result);
 int partile_check_transfer(partile_context_t *ctx, uint64_t seed, FILE *log,
                            partile_particle_check_t *result);
+int partile_check_mass(partile_context_t *ctx, uint64_t seed, FILE *log,
+                       partile_particle_check_t *result);
 
 #endif

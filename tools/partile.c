@@ -281,10 +281,11 @@ static int check_backend(const char *name, const check_opts *o, int *shapes_run)
      * the specification: its own tests check it) */
     if (!o->shape && !o->list && strcmp(name, "reference") != 0) {
         partile_particle_check_t r;
-        const char *group[2] = { "sort", "deposit/gather" };
-        for (int k = 0; k < 2; k++) {
-            st = k == 0 ? partile_check_sort(ctx, o->seed, stdout, &r)
-                        : partile_check_transfer(ctx, o->seed, stdout, &r);
+        const char *group[3] = { "sort", "deposit/gather", "mass matrix" };
+        for (int k = 0; k < 3; k++) {
+            st = k == 0   ? partile_check_sort(ctx, o->seed, stdout, &r)
+                 : k == 1 ? partile_check_transfer(ctx, o->seed, stdout, &r)
+                          : partile_check_mass(ctx, o->seed, stdout, &r);
             (*shapes_run)++;
             if (st < 0) {
                 report_error(group[k], st);
