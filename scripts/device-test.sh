@@ -7,7 +7,7 @@
 # Run through the device tool:  bash scripts/device-test.sh   (carry .device)
 # Files under $OUT (at most 8 come back): build.log (with nvidia-smi), test.log
 # (with compute-sanitizer), check.txt, bench.txt, ceilings.json, sort.json,
-# deposit.json, deposit_torch.json, pairs.json.
+# deposit.json, deposit_torch.json, pairs.json, apply.json.
 set -uo pipefail
 OUT=${OUT:-/tmp/partile-out}
 mkdir -p "$OUT"
@@ -78,6 +78,20 @@ if [ -n "${PARTILE_PAIRS_SANITIZE:-}" ] && command -v compute-sanitizer >/dev/nu
   compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no \
     "$build/tests/test_pairs_gpu" 2>&1 | grep -E "ERROR SUMMARY|FAILED|PASSED" | tee -a "$OUT/bench.txt"
 fi
+if [ -n "${PARTILE_PAIRS_PROFILE:-}" ] && command -v nsys >/dev/null; then
+  nsys profile -o /tmp/pairs-prof --force-overwrite true "$build/bench/bench_pairs" --max-n 1e7 \
+    --max-work 1e7 >/dev/null 2>&1
+  nsys stats --report cuda_gpu_kern_sum --format csv /tmp/pairs-prof.nsys-rep 2>/dev/null |
+    cut -c1-220 | head -24 | tee -a "$OUT/bench.txt"
+fi
+"$build/bench/bench_pairs" --json "$OUT/pairs.json" --max-work "${PARTILE_PAIRS_MAX_WORK:-2e9}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+fi
+
+if want mass; then
+step "mass-matrix benchmark (tiles vs kernels (i) and (ii), roofline; then CuPy)"
+"$build/bench/bench_mass" --json "$OUT/mass.json" --max "${PARTILE_MASS_MAX:-2.7e8}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+PYTHONUNBUFFERED=1 python3 bench/bench_mass_cupy.py "$OUT/mass_cupy.json" "$OUT/mass.json" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+fi
 
 if want apply; then
 step "mass-matrix apply: GPU test (both matrix-free paths, assembled, FP32: bitwise vs the reference), CLI, benchmark"
@@ -86,11 +100,11 @@ if command -v compute-sanitizer >/dev/null; then
   compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no \
     "$build/tests/test_apply_gpu" 2>&1 | grep -E "ERROR SUMMARY|FAILED|PASSED" | tee -a "$OUT/bench.txt"
 fi
-
-if want mass; then
-step "mass-matrix benchmark (tiles vs kernels (i) and (ii), roofline; then CuPy)"
-"$build/bench/bench_mass" --json "$OUT/mass.json" --max "${PARTILE_MASS_MAX:-2.7e8}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
-PYTHONUNBUFFERED=1 python3 bench/bench_mass_cupy.py "$OUT/mass_cupy.json" "$OUT/mass.json" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+sh tests/test_cli_apply.sh "$build/tools/partile" >/tmp/cli_apply.log 2>&1
+rc=$?
+tail -3 /tmp/cli_apply.log | tee -a "$OUT/bench.txt"
+[ $rc -eq 0 ] || [ $rc -eq 77 ] || status=1
+"$build/bench/bench_apply" --json "$OUT/apply.json" ${PARTILE_APPLY_ARGS:-} 2>&1 | tee -a "$OUT/bench.txt" || status=1
 fi
 
 if want sanitizer && command -v compute-sanitizer >/dev/null; then
