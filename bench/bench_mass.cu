@@ -10,7 +10,9 @@
  * the support's points) over the FP64 tile peak (m16n8k16 on sm_90).
  * Particles are sorted once, outside the timing (the issue times assembly);
  * the bitwise result is checked against the reference for the small rows.
- * usage: bench_mass [--json FILE] [--max N] */
+ * usage: bench_mass [--json FILE] [--max N] [--only SIDE,PPC] [--case NAME]
+ *   --only and --case (cic-scalar, cic-tensor, tsc-scalar, tsc-tensor) pick one
+ *   row, e.g. for a profiler (scripts/profile-kernels.sh). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,13 +56,21 @@ int main(int argc, char **argv)
 {
     const char *json_path = NULL;
     double max_n = 2.7e8;
+    int only_side = 0, only_ppc = 0;
+    const char *only_case = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json_path = argv[++i];
         else if (!strcmp(argv[i], "--max") && i + 1 < argc)
             max_n = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
+                 sscanf(argv[i + 1], "%d,%d", &only_side, &only_ppc) == 2)
+            i++;
+        else if (!strcmp(argv[i], "--case") && i + 1 < argc)
+            only_case = argv[++i];
         else {
-            fprintf(stderr, "usage: bench_mass [--json FILE] [--max N]\n");
+            fprintf(stderr, "usage: bench_mass [--json FILE] [--max N] [--only SIDE,PPC] "
+                            "[--case cic-scalar|cic-tensor|tsc-scalar|tsc-tensor]\n");
             return 2;
         }
     }
@@ -102,7 +112,7 @@ int main(int argc, char **argv)
         const int side = pts_list[pi].side, ppc = pts_list[pi].ppc;
         const double cells = (double)side * side * side;
         const size_t n = (size_t)(cells * ppc);
-        if ((double)n > max_n)
+        if ((double)n > max_n || (only_side && (side != only_side || ppc != only_ppc)))
             continue;
         partile_grid_t grid = bench_unit_cube(side);
         run_args a;
@@ -142,6 +152,11 @@ int main(int argc, char **argv)
         partile_free(ctx, perm);
         for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
             for (int kind = 0; kind <= 1; kind++) {
+                char label[32];
+                snprintf(label, sizeof label, "%s-%s", shape == PARTILE_SHAPE_TSC ? "tsc" : "cic",
+                         kind ? "tensor" : "scalar");
+                if (only_case && strcmp(only_case, label) != 0)
+                    continue;
                 partile_mass_layout_t L;
                 PK(partile_mass_layout(&grid, (partile_shape_t)shape, (partile_mass_kind_t)kind, &L));
                 PK(partile_malloc(ctx, L.entries * 8, (void **)&a.storage));
@@ -195,8 +210,6 @@ int main(int argc, char **argv)
                         free(h[k]);
                     free(hoff), free(got), free(want);
                 }
-                char label[32];
-                snprintf(label, sizeof label, "%s-%s", tsc ? "tsc" : "cic", kind ? "tensor" : "scalar");
                 printf("%4d^3 %5d %-10s %11zu | %9.3f %9.3f %6.3f | %6.2f %6.1f | %6.3f | %.3f %.3f %.3f %.3f\n",
                        side, ppc, label, n, t_bit * 1e3, n / t_bit * 1e-9, roof, t_fma / t_bit,
                        t_atom > 0 ? t_atom / t_bit : -1.0, t_bit / t_rel, t_bit * 1e3, t_rel * 1e3,

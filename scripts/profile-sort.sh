@@ -1,22 +1,4 @@
 #!/usr/bin/env bash
 # Per-kernel times of the sorting benchmark under Nsight Compute (device
 # machine): bash scripts/profile-sort.sh BUILD_DIR N PPC
-# Prints the mean duration of each kernel over its launches.
-set -uo pipefail
-build=$1 n=$2 ppc=$3
-OUT=${OUT:-/tmp}
-ncu --clock-control none --metrics gpu__time_duration.sum --csv \
-  "$build/bench/bench_sort" --n "$n" --ppc "$ppc" >"$OUT/ncu-$ppc.csv" 2>/dev/null
-python3 - "$OUT/ncu-$ppc.csv" <<'PY'
-import csv, sys, collections
-rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
-head = rows[0]
-ki, vi, ui = head.index("Kernel Name"), head.index("Metric Value"), head.index("Metric Unit")
-t = collections.defaultdict(list)
-for r in rows[1:]:
-    v = float(r[vi].replace(",", ""))
-    v *= {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1, "us": 1, "msecond": 1e3, "ms": 1e3}.get(r[ui], 1)
-    t[r[ki].split("(")[0][:60]].append(v)
-for k, v in sorted(t.items(), key=lambda kv: -sum(kv[1]))[:14]:
-    print(f"{k:60s} {len(v):4d} launches  mean {sum(v)/len(v):10.1f} us")
-PY
+exec bash "$(dirname "$0")/profile-kernels.sh" "$3" "$1/bench/bench_sort" --n "$2" --ppc "$3"
