@@ -295,9 +295,78 @@ static void test_omega_from_bfield(void **state)
     partile_context_destroy(ctx);
 }
 
+/* mode, algorithm and precision: checked; the reference runs its own loops
+ * (FP64, the order of mass.h) whatever the GPU options ask for. */
+static void test_options(void **state)
+{
+    (void)state;
+    partile_context_t *ctx = ref();
+    uint64_t rng = 77;
+    particles P = make_particles(ctx, 2, 1, 7, 400, &rng);
+    partile_mass_layout_t L;
+    assert_int_equal(partile_mass_layout(&P.g, PARTILE_SHAPE_TSC, PARTILE_MASS_TENSOR, &L), 0);
+    double *want = malloc(L.entries * 8), *got = malloc(L.entries * 8);
+    assert_int_equal(assemble(ctx, &P, PARTILE_SHAPE_TSC, 1, 0.5, 0, want), 0);
+    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { P.x, P.x + P.n } };
+    partile_vectors_t om = { PARTILE_DTYPE_FLOAT64, { P.w, P.w + P.n, P.w + 2 * P.n } };
+    partile_mass_params_t p;
+    memset(&p, 0, sizeof p);
+    p.grid = &P.g;
+    p.shape = PARTILE_SHAPE_TSC;
+    p.kind = PARTILE_MASS_TENSOR;
+    p.sigma = 0.5;
+    /* options the reference accepts and answers with the bitwise result */
+    const int variants[][3] = { { PARTILE_MASS_RELAXED, PARTILE_MASS_TILES, PARTILE_MASS_FP64 },
+                                { PARTILE_MASS_BITWISE, PARTILE_MASS_FMA_PER_CELL, PARTILE_MASS_FP64 },
+                                { PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_TF32 },
+                                { PARTILE_MASS_RELAXED, PARTILE_MASS_ATOMIC_UNSORTED, PARTILE_MASS_FP64 } };
+    for (int v = 0; v < 4; v++) {
+        p.mode = (partile_mass_mode_t)variants[v][0];
+        p.algorithm = (partile_mass_algorithm_t)variants[v][1];
+        p.precision = (partile_mass_precision_t)variants[v][2];
+        memset(got, 0xab, L.entries * 8);
+        assert_int_equal(partile_mass_assemble(ctx, &p, P.n, &pos, P.off, P.q, &om, got, NULL), 0);
+        assert_memory_equal(got, want, L.entries * 8);
+    }
+    /* values outside the enums, and combinations that make no sense: refused,
+     * storage untouched */
+    const int refused[][3] = { { 2, PARTILE_MASS_TILES, PARTILE_MASS_FP64 },
+                               { -1, PARTILE_MASS_TILES, PARTILE_MASS_FP64 },
+                               { PARTILE_MASS_BITWISE, 3, PARTILE_MASS_FP64 },
+                               { PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, 2 },
+                               { PARTILE_MASS_BITWISE, PARTILE_MASS_ATOMIC_UNSORTED, PARTILE_MASS_FP64 } };
+    for (int v = 0; v < 5; v++) {
+        p.mode = (partile_mass_mode_t)refused[v][0];
+        p.algorithm = (partile_mass_algorithm_t)refused[v][1];
+        p.precision = (partile_mass_precision_t)refused[v][2];
+        memset(got, 0xab, L.entries * 8);
+        assert_int_equal(partile_mass_assemble(ctx, &p, P.n, &pos, P.off, P.q, &om, got, NULL),
+                         PARTILE_ERROR_INVALID_ARGUMENT);
+        assert_non_null(strstr(partile_last_error_detail(), v < 2 ? "mode" : v == 2 ? "algorithm"
+                                                            : v == 3 ? "precision" : "relaxed"));
+        for (size_t e = 0; e < L.entries; e++)
+            assert_int_equal(((unsigned char *)got)[8 * e], 0xab);
+    }
+    /* the unsorted atomic kernel may go without a cell list on a GPU; the
+     * reference needs one and says so */
+    p.mode = PARTILE_MASS_RELAXED;
+    p.algorithm = PARTILE_MASS_ATOMIC_UNSORTED;
+    p.precision = PARTILE_MASS_FP64;
+    assert_int_equal(partile_mass_assemble(ctx, &p, P.n, &pos, NULL, P.q, &om, got, NULL),
+                     PARTILE_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(partile_last_error_detail(), "cell list"));
+    p.algorithm = PARTILE_MASS_TILES; /* the others need it everywhere */
+    assert_int_equal(partile_mass_assemble(ctx, &p, P.n, &pos, NULL, P.q, &om, got, NULL),
+                     PARTILE_ERROR_NULL_POINTER);
+    free(want), free(got);
+    free_particles(&P);
+    partile_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_options),
         cmocka_unit_test(test_alpha_solves),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_against_triple_loop),
