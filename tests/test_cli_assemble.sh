@@ -237,12 +237,16 @@ run explicit-defaults --backend reference --shape tsc --kind tensor $G2 \
 run auto --shape tsc --kind tensor $G2 --positions "$tmp/p2.npy" --charges "$tmp/q2.npy" \
     --omega "$tmp/w2.npy" --out "$tmp/order-auto" &&
 run relaxed --backend reference --shape tsc --kind tensor $G2 --positions "$tmp/p2.npy" \
-    --charges "$tmp/q2.npy" --omega "$tmp/w2.npy" --mode relaxed --out "$tmp/order-relaxed"
+    --charges "$tmp/q2.npy" --omega "$tmp/w2.npy" --mode relaxed --out "$tmp/order-relaxed" &&
+run tf32 --backend reference --shape tsc --kind tensor $G2 --positions "$tmp/p2.npy" \
+    --charges "$tmp/q2.npy" --omega "$tmp/w2.npy" --precision tf32 --out "$tmp/order-tf32"
 }
-# the reference backend's relaxed mode is its bitwise result
-for f in indptr indices data; do
-    cmp -s "$tmp/order-a/$f.npy" "$tmp/order-relaxed/$f.npy" ||
-        fail "--mode relaxed on the reference: $f.npy differs from bitwise"
+# the reference backend answers relaxed and tf32 with its bitwise FP64 result
+for v in relaxed tf32; do
+    for f in indptr indices data; do
+        cmp -s "$tmp/order-a/$f.npy" "$tmp/order-$v/$f.npy" ||
+            fail "--$v on the reference: $f.npy differs from bitwise fp64"
+    done
 done
 for f in indptr indices data; do
     # Stable sort by cell; the bitwise order is fixed inside each cell, so a
@@ -322,8 +326,8 @@ bad missing-charges 2 "missing --charges" $R $G2 $P2 --shape cic --kind scalar
 bad missing-kind 2 "missing --kind" $R $G2 $P2 $Q2 --shape cic
 bad shape-ngp 2 "cic or tsc" $R $G2 $P2 $Q2 --shape ngp --kind scalar
 bad kind-name 2 "scalar or tensor" $R $G2 $P2 $Q2 --shape cic --kind diagonal
-bad precision-tf32 2 "not available yet" $R $G2 $P2 $Q2 --shape cic --kind scalar \
-    --precision tf32
+bad precision-name 2 "fp64 or tf32" $R $G2 $P2 $Q2 --shape cic --kind scalar \
+    --precision fp16
 bad mode-name 2 "bitwise or relaxed" $R $G2 $P2 $Q2 --shape cic --kind scalar \
     --mode fast
 bad sigma-nan 2 "--sigma needs a finite number" $R $G2 $P2 $Q2 --shape cic --kind scalar \

@@ -47,9 +47,8 @@ int cmd_assemble(int argc, char **argv)
     double sigma;
     if (parse_mass_options(cmd, shape_arg, kind_arg, omega_path, sigma_arg, &shape, &kind, &sigma))
         return 2;
-    if (strcmp(precision, "fp64") != 0) {
-        fprintf(stderr, "partile %s: --precision \"%s\" is not available yet: only fp64 is "
-                        "implemented (tf32 is planned)\n", cmd, precision);
+    if (strcmp(precision, "fp64") != 0 && strcmp(precision, "tf32") != 0) {
+        fprintf(stderr, "partile %s: --precision needs fp64 or tf32, got \"%s\"\n", cmd, precision);
         return 2;
     }
     if (strcmp(mode, "bitwise") != 0 && strcmp(mode, "relaxed") != 0) {
@@ -188,6 +187,7 @@ int cmd_assemble(int argc, char **argv)
     params.kind = kind;
     params.sigma = sigma;
     params.mode = strcmp(mode, "relaxed") == 0 ? PARTILE_MASS_RELAXED : PARTILE_MASS_BITWISE;
+    params.precision = strcmp(precision, "tf32") == 0 ? PARTILE_MASS_TF32 : PARTILE_MASS_FP64;
     st = partile_mass_assemble(ctx, &params, n, &vec, d_offsets, d_q, d_omega ? &om : NULL,
                                d_storage, &bad);
     if (st == 0)
