@@ -1,5 +1,5 @@
 /* Deposit and gather benchmark (issue #5), CUDA: following the seed's
- * experiment — cubic periodic node-centred meshes, uniformly random
+ * experiment — cubic periodic node-centred meshes 16³ to 256³, uniformly random
  * particles at 0.1, 1, 10 and 100 per cell — P2C (unsorted: atomics;
  * sorted: the bitwise per-point path) and C2P, CIC and TSC, 1 and 3
  * components. Each row: particles/s, fraction of the memory roofline
@@ -75,9 +75,9 @@ int main(int argc, char **argv)
     printf("%-5s %5s %4s %1s %11s | %9s %5s | %9s %5s | %9s %5s | %8s %8s | %7s\n", "mesh", "ppc",
            "shp", "m", "N", "unsorted", "roof", "sorted", "roof", "gather", "roof", "sort+p",
            "breakev", "ref x");
-    const int sides[] = { 16, 64, 128 };
+    const int sides[] = { 16, 64, 128, 256 }; /* the seed's 16³ … 256³; --max bounds N */
     const double ppcs[] = { 0.1, 1, 10, 100 };
-    for (int si = 0; si < 3; si++)
+    for (int si = 0; si < 4; si++)
         for (int pi = 0; pi < 4; pi++)
             for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
                 for (int m = 1; m <= 3; m += 2) {

@@ -70,7 +70,7 @@ def main():
     dev = torch.device("cuda")
     rows = []
     print(f"{'mesh':>6} {'ppc':>5} {'shp':>4} m {'N':>11} | {'deposit ms':>10} {'gather ms':>10}")
-    for side in (16, 64, 128):
+    for side in (16, 64, 128, 256):
         for ppc in (0.1, 1, 10, 100):
             n = round(side ** 3 * ppc)
             if n > max_n or n < 100:
