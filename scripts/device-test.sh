@@ -24,7 +24,7 @@ build=build-device
 status=0
 step() { echo "== $*"; }
 # PARTILE_STEPS picks sections (default all): tests check ceilings deposit
-# sort sanitizer, and the sections later issues add (mass pairs apply).
+# sort pairs mass-profile mass apply sanitizer.
 want() { [ -z "${PARTILE_STEPS:-}" ] || [[ " $PARTILE_STEPS " == *" $1 "* ]]; }
 
 step "configure + build" | tee "$OUT/build.log"
@@ -85,6 +85,15 @@ if [ -n "${PARTILE_PAIRS_PROFILE:-}" ] && command -v nsys >/dev/null; then
     cut -c1-220 | head -24 | tee -a "$OUT/bench.txt"
 fi
 "$build/bench/bench_pairs" --json "$OUT/pairs.json" --max-work "${PARTILE_PAIRS_MAX_WORK:-2e9}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+fi
+
+if want mass-profile && command -v ncu >/dev/null; then
+step "mass-matrix kernels under Nsight Compute (64^3 cells, 128 ppc): per-kernel times"
+for c in cic-scalar cic-tensor; do
+  echo "-- $c" | tee -a "$OUT/bench.txt"
+  OUT=/tmp bash scripts/profile-kernels.sh "mass-$c" "$build/bench/bench_mass" --only 64,128 \
+    --case "$c" 2>&1 | tee -a "$OUT/bench.txt"
+done
 fi
 
 if want mass; then
