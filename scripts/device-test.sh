@@ -98,7 +98,7 @@ fi
 
 if want mass; then
 step "mass-matrix benchmark (tiles vs kernels (i) and (ii), roofline; then CuPy)"
-"$build/bench/bench_mass" --json "$OUT/mass.json" --max "${PARTILE_MASS_MAX:-2.7e8}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+"$build/bench/bench_mass" --json "$OUT/mass.json" --max "${PARTILE_MASS_MAX:-3.5e7}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
 PYTHONUNBUFFERED=1 python3 bench/bench_mass_cupy.py "$OUT/mass_cupy.json" "$OUT/mass.json" 2>&1 | tee -a "$OUT/bench.txt" || status=1
 fi
 
