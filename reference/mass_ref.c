@@ -1,7 +1,9 @@
 /* Reference mass-matrix assembly: the order of include/partile/mass.h,
  * written directly — per cell, per support group, a forward fma chain over
  * the group's particles for every pair of its points, then the groups'
- * entries summed per stored coupling in (cell, group) order. */
+ * entries summed per stored coupling in (cell, group) order. The chains of
+ * a chunk of cells run in parallel (OpenMP; they are independent); the sums
+ * stay one sequential loop, so the result does not depend on the threads. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +33,55 @@ static int64_t stored_point(const partile_grid_t *g, const int64_t pts[3], const
     return out;
 }
 
+/* Local entries of one (cell, group): the forward FMA chains over the
+ * group's particles, [component][a][b] over the group's npts points; returns
+ * the group's first particle, or -1 when it has none (local left zero). */
+static int64_t local_chains(const partile_mass_params_t *p, const int64_t *off, const double *q,
+                            const double *w_all, const particle_data *pd, int64_t c, int grp,
+                            int npts, int np1, int comps, double *local)
+{
+    const partile_grid_t *g = p->grid;
+    int64_t first = -1;
+    for (int e = 0; e < comps * npts * npts; e++)
+        local[e] = 0.0;
+    for (int64_t i = off[c]; i < off[c + 1]; i++) {
+        if (pd[i].group != grp)
+            continue;
+        if (first < 0)
+            first = i;
+        double coef[9] = { q[i] };
+        if (p->kind == PARTILE_MASS_TENSOR) {
+            double alpha[9];
+            partile_alpha(w_all + 3 * i, alpha);
+            for (int k = 0; k < 9; k++)
+                coef[k] = q[i] * alpha[k];
+        }
+        /* point weights W over the group's points, x fastest */
+        double W[MAXPTS];
+        for (int a2 = 0; a2 < npts; a2++) {
+            int ia[3] = { a2 % np1, a2 / np1 % np1, a2 / (np1 * np1) };
+            double wa[3] = { 1.0, 1.0, 1.0 };
+            for (int ax = 0; ax < g->dim; ax++)
+                wa[ax] = ia[ax] < pd[i].st[ax].count ? pd[i].st[ax].w[ia[ax]] : 0.0;
+            W[a2] = (wa[0] * wa[1]) * wa[2];
+        }
+        for (int k = 0; k < comps; k++)
+            for (int a2 = 0; a2 < npts; a2++) {
+                const double A = coef[k] * W[a2];
+                double *row = local + (k * npts + a2) * npts;
+                for (int b2 = 0; b2 < npts; b2++)
+                    row[b2] = fma(A, W[b2], row[b2]);
+            }
+    }
+    return first;
+}
+
+/* Scratch for local matrices: at most this many bytes per chunk of cells
+ * (at least one cell). */
+#ifndef LOCAL_CHUNK_BYTES
+#define LOCAL_CHUNK_BYTES ((size_t)64 << 20)
+#endif
+
 int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
                               const partile_vectors_t *pos, const int64_t *off, const double *q,
                               const partile_vectors_t *omega, double *storage, int64_t *bad)
@@ -43,29 +94,35 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
     partile_field_shape(g, PARTILE_CENTERING_NODE, pts, &total);
     const int order = partile_mass_order((int)p->shape), np1 = order + 1;
     const int comps = L.components;
+    const int ngroups = p->shape == PARTILE_SHAPE_TSC ? 1 << g->dim : 1;
     int npts = 1;
     for (int a = 0; a < g->dim; a++)
         npts *= np1;
+    const size_t cell_doubles = (size_t)ngroups * comps * npts * npts;
+    int64_t chunk = (int64_t)(LOCAL_CHUNK_BYTES / (cell_doubles * sizeof(double)));
+    chunk = chunk < 1 ? 1 : chunk > ncells ? ncells : chunk;
     double *sums = calloc(L.entries ? L.entries : 1, sizeof *sums), *w_all = NULL;
     particle_data *pd = malloc((n ? n : 1) * sizeof *pd);
     int64_t *cell = malloc((n ? n : 1) * sizeof *cell);
+    signed char *code = malloc(n ? n : 1);
+    double *local = malloc((size_t)chunk * cell_doubles * sizeof *local);
+    int64_t *first = malloc((size_t)chunk * ngroups * sizeof *first);
     int st = 0;
-    if (!sums || !pd || !cell) {
+    if (!sums || !pd || !cell || !code || !local || !first) {
         st = partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "mass scratch");
         goto done;
     }
-    /* every particle inside and finite, then in its cell's range of the list */
-    for (size_t i = 0; i < n; i++) {
+    /* every particle inside and finite (the lowest bad one is reported),
+     * then in its cell's range of the list */
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (int64_t)n; i++) {
         double x[3];
         for (int a = 0; a < 3; a++)
-            x[a] = a < g->dim ? partile_vector_at(pos, a, (int64_t)i) : 0.0;
-        int code = partile_particle_stencil(g, (int)p->shape, PARTILE_CENTERING_NODE, x, 0.0,
-                                            pd[i].st, &cell[i]);
-        if (code) {
-            *bad = (int64_t)i;
-            st = code == PARTILE_BIN_NOT_FINITE ? PARTILE_ERROR_NOT_FINITE : PARTILE_ERROR_OUT_OF_DOMAIN;
-            goto done;
-        }
+            x[a] = a < g->dim ? partile_vector_at(pos, a, i) : 0.0;
+        code[i] = (signed char)partile_particle_stencil(g, (int)p->shape, PARTILE_CENTERING_NODE, x,
+                                                        0.0, pd[i].st, &cell[i]);
+        if (code[i])
+            continue;
         /* support group: per axis, first point relative to (cell index − 1) */
         int grp = 0;
         int64_t rest = cell[i];
@@ -83,6 +140,13 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
         }
         pd[i].group = grp;
     }
+    for (size_t i = 0; i < n; i++)
+        if (code[i]) {
+            *bad = (int64_t)i;
+            st = code[i] == PARTILE_BIN_NOT_FINITE ? PARTILE_ERROR_NOT_FINITE
+                                                   : PARTILE_ERROR_OUT_OF_DOMAIN;
+            goto done;
+        }
     if ((st = partile_check_cell_list_ref(ncells, n, off, cell, bad)) != 0)
         goto done;
     if (p->kind == PARTILE_MASS_TENSOR && n > 0) {
@@ -94,54 +158,30 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
         if ((st = partile_mass_omega_ref(p, n, pos, omega, w_all, bad)) != 0)
             goto done;
     }
-    /* per cell, per group (ascending), the local chains, added in that order */
-    for (int64_t c = 0; c < ncells; c++) {
-        const int ngroups = p->shape == PARTILE_SHAPE_TSC ? 1 << g->dim : 1;
-        for (int grp = 0; grp < ngroups; grp++) {
-            double local[9][MAXPTS][MAXPTS];
-            int64_t first = -1;
-            int any = 0;
-            for (int k = 0; k < comps; k++) /* only what this shape and kind use */
-                for (int a2 = 0; a2 < npts; a2++)
-                    for (int b2 = 0; b2 < npts; b2++)
-                        local[k][a2][b2] = 0.0;
-            for (int64_t i = off[c]; i < off[c + 1]; i++) {
-                if (pd[i].group != grp)
-                    continue;
-                if (first < 0)
-                    first = i;
-                any = 1;
-                double coef[9] = { q[i] };
-                if (p->kind == PARTILE_MASS_TENSOR) {
-                    double alpha[9];
-                    partile_alpha(w_all + 3 * i, alpha);
-                    for (int k = 0; k < 9; k++)
-                        coef[k] = q[i] * alpha[k];
-                }
-                /* point weights W over the group's points, x fastest */
-                double W[MAXPTS];
-                for (int a2 = 0; a2 < npts; a2++) {
-                    int ia[3] = { a2 % np1, a2 / np1 % np1, a2 / (np1 * np1) };
-                    double wa[3] = { 1.0, 1.0, 1.0 };
-                    for (int ax = 0; ax < g->dim; ax++)
-                        wa[ax] = ia[ax] < pd[i].st[ax].count ? pd[i].st[ax].w[ia[ax]] : 0.0;
-                    W[a2] = (wa[0] * wa[1]) * wa[2];
-                }
-                for (int k = 0; k < comps; k++)
-                    for (int a2 = 0; a2 < npts; a2++) {
-                        const double A = coef[k] * W[a2];
-                        for (int b2 = 0; b2 < npts; b2++)
-                            local[k][a2][b2] = fma(A, W[b2], local[k][a2][b2]);
-                    }
-            }
-            if (!any)
+    /* Chunks of cells: every (cell, group)'s local chains in parallel (they
+     * are independent), then their entries added to the sums one cell after
+     * the other, groups ascending — the order of mass.h. */
+    for (int64_t c0 = 0; c0 < ncells; c0 += chunk) {
+        const int64_t c1 = c0 + chunk < ncells ? c0 + chunk : ncells;
+#pragma omp parallel for schedule(dynamic, 4)
+        for (int64_t e = 0; e < (c1 - c0) * ngroups; e++) {
+            const int64_t c = c0 + e / ngroups;
+            const int grp = (int)(e % ngroups);
+            first[e] = off[c] == off[c + 1]
+                           ? -1
+                           : local_chains(p, off, q, w_all, pd, c, grp, npts, np1, comps,
+                                          local + (size_t)e * comps * npts * npts);
+        }
+        for (int64_t e = 0; e < (c1 - c0) * ngroups; e++) {
+            if (first[e] < 0)
                 continue;
+            const double *loc = local + (size_t)e * comps * npts * npts;
             /* the group's points: first + (0..n) per axis */
             for (int a2 = 0; a2 < npts; a2++) {
                 int ia[3] = { a2 % np1, a2 / np1 % np1, a2 / (np1 * np1) };
                 int64_t ga[3] = { 0, 0, 0 };
                 for (int ax = 0; ax < g->dim; ax++)
-                    ga[ax] = pd[first].st[ax].first + ia[ax];
+                    ga[ax] = pd[first[e]].st[ax].first + ia[ax];
                 const int64_t row = stored_point(g, pts, ga);
                 for (int b2 = 0; b2 < npts; b2++) {
                     int ib[3] = { b2 % np1, b2 / np1 % np1, b2 / (np1 * np1) };
@@ -153,7 +193,7 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
                         continue; /* backward: the same coupling is stored at b */
                     double *dst = sums + (row * L.offsets + slot) * comps;
                     for (int k = 0; k < comps; k++)
-                        dst[k] = dst[k] + local[k][a2][b2];
+                        dst[k] = dst[k] + loc[(k * npts + a2) * npts + b2];
                 }
             }
         }
@@ -164,6 +204,9 @@ done:
     free(sums);
     free(pd);
     free(cell);
+    free(code);
+    free(local);
+    free(first);
     free(w_all);
     return st;
 }
