@@ -10,6 +10,8 @@
  * the support's points) over the FP64 tile peak (m16n8k16 on sm_90).
  * Particles are sorted once, outside the timing (the issue times assembly);
  * the bitwise result is checked against the reference for the small rows.
+ * Each row also times the TF32 tiles (FP32 sums per group) and, for the
+ * small rows, their largest error relative to the largest FP64 entry.
  * usage: bench_mass [--json FILE] [--max N] [--only SIDE,PPC] [--case NAME]
  *   --only and --case (cic-scalar, cic-tensor, tsc-scalar, tsc-tensor) pick one
  *   row, e.g. for a profiler (scripts/profile-kernels.sh). */
@@ -95,8 +97,9 @@ int main(int argc, char **argv)
         bench_json_row(&j, "copy_bandwidth", bandwidth, "B/s", -1, "");
         bench_json_row(&j, "f64_tile_peak", tile_peak, "flop/s", -1, "");
     }
-    printf("%-6s %5s %-10s %11s | %9s %9s %6s | %6s %6s | %6s | %s\n", "cells", "ppc", "case", "N",
-           "bitwise", "Gpart/s", "roof", "x(ii)", "x(i)", "bw/rlx", "ms: tiles-bitwise relaxed (ii) (i)");
+    printf("%-6s %5s %-10s %11s | %9s %9s %6s | %6s %6s | %6s | %6s %8s | %s\n", "cells", "ppc", "case",
+           "N", "bitwise", "Gpart/s", "roof", "x(ii)", "x(i)", "bw/rlx", "x tf32", "tf32 err",
+           "ms: tiles-bitwise relaxed (ii) (i) tf32");
     typedef struct sweep_point {
         int side, ppc;
     } sweep_point;
@@ -169,6 +172,10 @@ int main(int argc, char **argv)
                 const double t_bit = time_mode(ctx, &a, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, reps);
                 const double t_rel = time_mode(ctx, &a, PARTILE_MASS_RELAXED, PARTILE_MASS_TILES, reps);
                 const double t_fma = time_mode(ctx, &a, PARTILE_MASS_BITWISE, PARTILE_MASS_FMA_PER_CELL, reps);
+                a.p.precision = PARTILE_MASS_TF32; /* TF32 tiles, FP32 sums per group */
+                const double t_tf32 = time_mode(ctx, &a, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, reps);
+                a.p.precision = PARTILE_MASS_FP64;
+                double tf32_err = -1; /* max |TF32 − FP64| over the largest FP64 entry */
                 /* kernel (i): every product an atomic; skipped where it would take minutes */
                 const double t_atom = work * (kind ? 1.0 : 1.0) > 2e11
                                           ? -1
@@ -206,14 +213,25 @@ int main(int argc, char **argv)
                         fprintf(stderr, "bitwise assembly differs from the reference\n");
                         return 1;
                     }
+                    a.p.precision = PARTILE_MASS_TF32;
+                    PK(do_tiles(ctx, &a));
+                    a.p.precision = PARTILE_MASS_FP64;
+                    PK(partile_memcpy(ctx, want, a.storage, L.entries * 8, PARTILE_COPY_DEVICE_TO_HOST));
+                    double peak = 0, diff = 0;
+                    for (size_t e = 0; e < L.entries; e++) {
+                        peak = fmax(peak, fabs(got[e]));
+                        diff = fmax(diff, fabs(want[e] - got[e]));
+                    }
+                    tf32_err = diff / peak;
                     for (int k = 0; k < 7; k++)
                         free(h[k]);
                     free(hoff), free(got), free(want);
                 }
-                printf("%4d^3 %5d %-10s %11zu | %9.3f %9.3f %6.3f | %6.2f %6.1f | %6.3f | %.3f %.3f %.3f %.3f\n",
+                printf("%4d^3 %5d %-10s %11zu | %9.3f %9.3f %6.3f | %6.2f %6.1f | %6.3f | %6.2f %8.1e | "
+                       "%.3f %.3f %.3f %.3f %.3f\n",
                        side, ppc, label, n, t_bit * 1e3, n / t_bit * 1e-9, roof, t_fma / t_bit,
-                       t_atom > 0 ? t_atom / t_bit : -1.0, t_bit / t_rel, t_bit * 1e3, t_rel * 1e3,
-                       t_fma * 1e3, t_atom * 1e3);
+                       t_atom > 0 ? t_atom / t_bit : -1.0, t_bit / t_rel, t_bit / t_tf32, tf32_err,
+                       t_bit * 1e3, t_rel * 1e3, t_fma * 1e3, t_atom * 1e3, t_tf32 * 1e3);
                 fflush(stdout);
                 if (jf) {
                     char name[160];
@@ -225,6 +243,10 @@ int main(int argc, char **argv)
                     ROW("fma_per_cell_seconds", t_fma, "s", t_fma / t_bit, "speedup_of_tiles");
                     if (t_atom > 0) {
                         ROW("atomic_unsorted_seconds", t_atom, "s", t_atom / t_bit, "speedup_of_tiles");
+                    }
+                    ROW("tiles_tf32_seconds", t_tf32, "s", t_bit / t_tf32, "speedup_over_fp64_tiles");
+                    if (tf32_err >= 0) {
+                        ROW("tf32_max_error_over_peak", tf32_err, "1", -1, "");
                     }
                     ROW("particles", (double)n, "1", -1, "");
                     ROW("particles_per_second", n / t_bit, "1/s", -1, "");
