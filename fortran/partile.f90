@@ -50,8 +50,13 @@ module partile
 
   ! partile/mass.h
   integer(c_int), parameter, public :: PARTILE_MASS_SCALAR = 0, PARTILE_MASS_TENSOR = 1
+  integer(c_int), parameter, public :: PARTILE_MASS_BITWISE = 0, PARTILE_MASS_RELAXED = 1
+  integer(c_int), parameter, public :: PARTILE_MASS_TILES = 0, PARTILE_MASS_FMA_PER_CELL = 1, &
+       PARTILE_MASS_ATOMIC_UNSORTED = 2
+  integer(c_int), parameter, public :: PARTILE_MASS_FP64 = 0, PARTILE_MASS_TF32 = 1
   ! partile/pairs.h
   integer(c_int), parameter, public :: PARTILE_PAIRS_LJ = 0, PARTILE_PAIRS_SPH_DENSITY = 1
+  integer(c_int), parameter, public :: PARTILE_PAIRS_STRATEGIES = 5
 
   type, bind(C), public :: partile_mass_layout_t
      integer(c_int64_t) :: points = 0
@@ -89,7 +94,9 @@ module partile
        partile_memcpy, partile_grid_cell_count, partile_field_shape, partile_sort, &
        partile_resort, partile_permute, partile_deposit, partile_gather, partile_message, &
        partile_mass_layout, partile_mass_assemble, partile_mass_export_count, partile_mass_export, &
-       partile_mass_apply_matfree, partile_mass_apply_assembled, partile_pairs
+       partile_mass_apply_matfree, partile_mass_apply_assembled, partile_pairs, &
+       partile_context_synchronize, partile_memset, partile_bin, partile_mass_apply_matfree_f32, &
+       partile_pairs_select
 
   interface
      integer(c_int) function c_context_create(backend, device, ctx) &
@@ -104,6 +111,28 @@ module partile
        import :: c_int, c_ptr
        type(c_ptr), value :: ctx
      end function partile_context_destroy
+
+     integer(c_int) function partile_context_synchronize(ctx) &
+          bind(C, name="partile_context_synchronize")
+       import :: c_int, c_ptr
+       type(c_ptr), value :: ctx
+     end function partile_context_synchronize
+
+     integer(c_int) function partile_memset(ctx, dst, val, bytes) bind(C, name="partile_memset")
+       import :: c_int, c_ptr, c_size_t
+       type(c_ptr), value :: ctx, dst
+       integer(c_int), value :: val
+       integer(c_size_t), value :: bytes
+     end function partile_memset
+
+     integer(c_int) function partile_bin(ctx, grid, n, pos, cell, bad) bind(C, name="partile_bin")
+       import :: c_int, c_ptr, c_size_t, partile_grid_t, partile_vectors_t
+       type(c_ptr), value :: ctx
+       type(partile_grid_t), intent(in) :: grid
+       integer(c_size_t), value :: n
+       type(partile_vectors_t), intent(in) :: pos
+       type(c_ptr), value :: cell, bad
+     end function partile_bin
 
      integer(c_int) function partile_malloc(ctx, bytes, ptr) bind(C, name="partile_malloc")
        import :: c_int, c_ptr, c_size_t
@@ -235,6 +264,17 @@ module partile
        type(c_ptr), value :: cell_offsets, q, omega, x, y, bad
      end function partile_mass_apply_matfree
 
+     !> FP32 matrix-free apply: q, x, y are float (c_float) arrays.
+     integer(c_int) function partile_mass_apply_matfree_f32(ctx, params, n, pos, cell_offsets, q, &
+          omega, x, y, bad) bind(C, name="partile_mass_apply_matfree_f32")
+       import :: c_int, c_ptr, c_size_t, partile_mass_params_t, partile_vectors_t
+       type(c_ptr), value :: ctx
+       type(partile_mass_params_t), intent(in) :: params
+       integer(c_size_t), value :: n
+       type(partile_vectors_t), intent(in) :: pos
+       type(c_ptr), value :: cell_offsets, q, omega, x, y, bad
+     end function partile_mass_apply_matfree_f32
+
      integer(c_int) function partile_mass_apply_assembled(ctx, params, storage, x, y) &
           bind(C, name="partile_mass_apply_assembled")
        import :: c_int, c_ptr, partile_mass_params_t
@@ -253,6 +293,20 @@ module partile
        type(partile_vectors_t), intent(in) :: pos
        type(c_ptr), value :: cell_offsets, force, scalar, total, bad
      end function partile_pairs
+
+     !> times: c_null_ptr or a real(c_double) array of PARTILE_PAIRS_STRATEGIES.
+     integer(c_int) function partile_pairs_select(ctx, grid, params, n, pos, cell_offsets, force, &
+          scalar, strategy, times) bind(C, name="partile_pairs_select")
+       import :: c_int, c_ptr, c_size_t, partile_grid_t, partile_pair_params_t, partile_vectors_t
+       type(c_ptr), value :: ctx
+       type(partile_grid_t), intent(in) :: grid
+       type(partile_pair_params_t), intent(in) :: params
+       integer(c_size_t), value :: n
+       type(partile_vectors_t), intent(in) :: pos
+       type(c_ptr), value :: cell_offsets, force, scalar
+       integer(c_int), intent(out) :: strategy
+       type(c_ptr), value :: times
+     end function partile_pairs_select
 
      type(c_ptr) function c_status_string(status) bind(C, name="partile_status_string")
        import :: c_int, c_ptr

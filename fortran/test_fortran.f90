@@ -92,6 +92,43 @@ program test_fortran
     call check(partile_mass_export(grid, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, c_loc(storage), &
          c_loc(indptr), c_loc(indices), c_loc(dat)), "export")
     if (indptr(65) /= nnz .or. abs(sum(dat) - 2d0 * sum(q)) > 1d-9) stop "export"
+    ! the options of the GPU kernels: the reference answers relaxed mode with its bitwise result
+    block
+      real(c_double), allocatable, target :: relaxed(:)
+      allocate (relaxed(layout%entries))
+      mp%mode = PARTILE_MASS_RELAXED
+      mp%algorithm = PARTILE_MASS_FMA_PER_CELL
+      call check(partile_mass_assemble(ctx, mp, int(n, c_size_t), pos, c_loc(offsets), c_loc(q), &
+           c_null_ptr, c_loc(relaxed), c_null_ptr), "assemble (relaxed)")
+      if (any(transfer(relaxed, 1_c_int64_t, size(relaxed)) /= &
+           transfer(storage, 1_c_int64_t, size(storage)))) stop "relaxed mode on the reference"
+      mp%mode = 7
+      if (partile_mass_assemble(ctx, mp, int(n, c_size_t), pos, c_loc(offsets), c_loc(q), &
+           c_null_ptr, c_loc(relaxed), c_null_ptr) /= PARTILE_ERROR_INVALID_ARGUMENT) stop "mode 7"
+    end block
+    ! FP32 matrix-free: y = M·1 within FP32 rounding of the FP64 result
+    block
+      real(c_float), target :: qf(n), onesf(64), yf(64)
+      qf = real(q, c_float)
+      onesf = 1
+      mp%mode = PARTILE_MASS_BITWISE
+      call check(partile_mass_apply_matfree_f32(ctx, mp, int(n, c_size_t), pos, c_loc(offsets), &
+           c_loc(qf), c_null_ptr, c_loc(onesf), c_loc(yf), c_null_ptr), "matrix-free apply (fp32)")
+      if (maxval(abs(yf - y2)) > 1d-5 * maxval(abs(y2))) stop "fp32 apply"
+    end block
+  end block
+  ! binning agrees with the sort's cells; memset and synchronize
+  block
+    integer(c_int64_t), target :: bins(n)
+    call check(partile_bin(ctx, grid, int(n, c_size_t), pos, c_loc(bins), c_null_ptr), "bin")
+    do c = 1, 64
+       do i = int(offsets(c)) + 1, int(offsets(c + 1))
+          if (bins(i) /= c - 1) stop "bin"
+       end do
+    end do
+    call check(partile_memset(ctx, c_loc(bins), 0_c_int, int(8 * n, c_size_t)), "memset")
+    if (any(bins /= 0)) stop "memset"
+    call check(partile_context_synchronize(ctx), "synchronize")
   end block
   ! SPH density of the sorted particles: every particle has at least its own m W(0)
   block
@@ -102,6 +139,15 @@ program test_fortran
          c_loc(rho), c_loc(tot), c_null_ptr), "pairs")
     if (minval(rho) < 10d0 / (7d0 * 3.14159265358979d0 * 0.05d0**2) - 1d-9) stop "self density"
     if (abs(tot - sum(rho)) > 1d-9 * tot) stop "total"
+    ! the strategy selector answers with a strategy and the same densities
+    block
+      real(c_double), target :: rho2(n), times(PARTILE_PAIRS_STRATEGIES)
+      integer(c_int) :: strategy
+      call check(partile_pairs_select(ctx, grid, pp, int(n, c_size_t), pos, c_loc(offsets), &
+           c_null_ptr, c_loc(rho2), strategy, c_loc(times)), "pairs select")
+      if (strategy < 1 .or. strategy >= PARTILE_PAIRS_STRATEGIES) stop "strategy"
+      if (any(transfer(rho2, 1_c_int64_t, n) /= transfer(rho, 1_c_int64_t, n))) stop "select results"
+    end block
   end block
   ! an error comes back as a status and a message, nothing written
   x(7) = transfer(int(z'7FF8000000000000', c_int64_t), 1d0)
