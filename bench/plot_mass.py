@@ -51,6 +51,7 @@ axes[0][0].legend(fontsize=8)
 for ax, case in zip(axes[1], cases):
     for key, label, style in (("tiles_bitwise_seconds", "tiles, bitwise", "o-"),
                               ("tiles_relaxed_seconds", "tiles, relaxed", "^--"),
+                              ("tiles_tf32_seconds", "tiles, TF32", "d:"),
                               ("fma_per_cell_seconds", "kernel (ii)", "s-"),
                               ("atomic_unsorted_seconds", "kernel (i)", "x-")):
         pts = series(key, case, ppc=128)
