@@ -79,38 +79,16 @@ int cmd_assemble(int argc, char **argv)
     host_positions hp;
     if (load_positions(cmd, go.positions, dim, &hp) < 0)
         return 1;
-    const size_t n = hp.n, nn = n ? n : 1;
+    const size_t n = hp.n;
     int rc = 1;
-    npy_array_t charges = { 0 }, omega = { 0 };
     partile_context_t *ctx = NULL;
-    void *d_axis[3] = { NULL, NULL, NULL };
-    double *d_q = NULL, *d_omega = NULL, *d_storage = NULL;
-    int64_t *d_offsets = NULL, *d_perm = NULL;
-    double *h_omega = NULL, *h_storage = NULL, *h_data = NULL;
+    mass_particles mp;
+    memset(&mp, 0, sizeof mp);
+    double *d_storage = NULL, *h_storage = NULL, *h_data = NULL;
     int64_t *h_indptr = NULL, *h_indices = NULL;
     char *paths[3] = { NULL, NULL, NULL };
     int written = 0, created = 0;
 
-    if (read_f64(cmd, charges_path, "charges", &charges) < 0)
-        goto done;
-    if (check_per_particle(cmd, charges_path, "charges", "have", &charges, n, 0) < 0)
-        goto done;
-    if (omega_path) {
-        if (read_f64(cmd, omega_path, "omega", &omega) < 0)
-            goto done;
-        if (check_per_particle(cmd, omega_path, "omega", "has", &omega, n, 3) < 0)
-            goto done;
-        /* (Np, 3) -> SoA x, y, z */
-        h_omega = malloc(3 * nn * sizeof(double));
-        if (!h_omega) {
-            fprintf(stderr, "partile %s: out of host memory\n", cmd);
-            goto done;
-        }
-        const double *w = omega.data;
-        for (size_t p = 0; p < n; p++)
-            for (int c = 0; c < 3; c++)
-                h_omega[(size_t)c * nn + p] = w[3 * p + (size_t)c];
-    }
     h_storage = malloc(layout.entries * sizeof(double));
     h_indptr = malloc(((size_t)layout.points + 1) * sizeof(int64_t));
     h_indices = malloc((nnz ? (size_t)nnz : 1) * sizeof(int64_t));
@@ -124,62 +102,13 @@ int cmd_assemble(int argc, char **argv)
     /* The backend: it must implement assembly; auto falls back to the reference. */
     if (!(ctx = open_context_with(cmd, &go, mass_assemble_probe, "mass-matrix assembly", "assembling")))
         goto done;
-
-    for (int a = 0; a < dim; a++)
-        if ((st = device_copy_of(ctx, hp.axis[a], nn * hp.esize, &d_axis[a])) < 0) {
-            cmd_error(cmd, "copying positions to the device", st);
-            goto done;
-        }
-    if ((st = device_copy_of(ctx, n ? charges.data : NULL, nn * sizeof(double),
-                             (void **)&d_q)) < 0 ||
-        (h_omega && (st = device_copy_of(ctx, h_omega, 3 * nn * sizeof(double),
-                                         (void **)&d_omega)) < 0)) {
-        cmd_error(cmd, "copying the inputs to the device", st);
+    /* charges and omega read and checked, everything on the device, sorted by cell */
+    if (mass_particles_load(cmd, ctx, &grid, &hp, go.positions, charges_path, omega_path, &mp) < 0)
+        goto done;
+    if ((st = partile_malloc(ctx, layout.entries * sizeof(double), (void **)&d_storage)) < 0) {
+        cmd_error(cmd, "allocating the matrix", st);
         goto done;
     }
-    if ((st = partile_malloc(ctx, ((size_t)ncells + 1) * sizeof(int64_t),
-                             (void **)&d_offsets)) < 0 ||
-        (st = partile_malloc(ctx, nn * sizeof(int64_t), (void **)&d_perm)) < 0 ||
-        (st = partile_malloc(ctx, layout.entries * sizeof(double), (void **)&d_storage)) < 0) {
-        cmd_error(cmd, "allocating the cell list and the matrix", st);
-        goto done;
-    }
-    partile_vectors_t vec, om;
-    memset(&vec, 0, sizeof vec);
-    memset(&om, 0, sizeof om);
-    vec.type = hp.type;
-    for (int a = 0; a < dim; a++)
-        vec.axis[a] = d_axis[a];
-    om.type = PARTILE_DTYPE_FLOAT64;
-    if (d_omega)
-        for (int c = 0; c < 3; c++)
-            om.axis[c] = d_omega + (size_t)c * nn;
-
-    /* Sort by cell, reorder positions, charges and omega, assemble. */
-    int64_t bad = -1;
-    double t0 = now_s();
-    st = partile_sort(ctx, &grid, n, &vec, d_offsets, d_perm, NULL, &bad);
-    if (st < 0) {
-        char what[4200];
-        snprintf(what, sizeof what, "sorting %s", go.positions);
-        cmd_error(cmd, what, st);
-        goto done;
-    }
-    partile_array_t arrays[3 + 1 + 3];
-    int count = 0;
-    for (int a = 0; a < dim; a++)
-        arrays[count++] = (partile_array_t){ d_axis[a], hp.type };
-    arrays[count++] = (partile_array_t){ d_q, PARTILE_DTYPE_FLOAT64 };
-    if (d_omega)
-        for (int c = 0; c < 3; c++)
-            arrays[count++] = (partile_array_t){ d_omega + (size_t)c * nn, PARTILE_DTYPE_FLOAT64 };
-    if ((st = partile_permute(ctx, n, d_perm, count, arrays, NULL, 0)) == 0)
-        st = partile_context_synchronize(ctx);
-    if (st < 0) {
-        cmd_error(cmd, "reordering the particles", st);
-        goto done;
-    }
-    double t1 = now_s();
     partile_mass_params_t params;
     memset(&params, 0, sizeof params); /* accumulate 0; omega given per particle */
     params.grid = &grid;
@@ -188,14 +117,16 @@ int cmd_assemble(int argc, char **argv)
     params.sigma = sigma;
     params.mode = strcmp(mode, "relaxed") == 0 ? PARTILE_MASS_RELAXED : PARTILE_MASS_BITWISE;
     params.precision = strcmp(precision, "tf32") == 0 ? PARTILE_MASS_TF32 : PARTILE_MASS_FP64;
-    st = partile_mass_assemble(ctx, &params, n, &vec, d_offsets, d_q, d_omega ? &om : NULL,
-                               d_storage, &bad);
+    int64_t bad = -1;
+    const double t1 = now_s();
+    st = partile_mass_assemble(ctx, &params, n, &mp.pos, mp.offsets, mp.q,
+                               mp.omega.axis[0] ? &mp.omega : NULL, d_storage, &bad);
     if (st == 0)
         st = partile_context_synchronize(ctx);
-    double t2 = now_s();
+    const double t2 = now_s();
     if (st < 0) {
         cmd_error(cmd, go.positions, st);
-        report_sorted_particle(cmd, ctx, d_perm, bad, n, go.positions);
+        report_sorted_particle(cmd, ctx, mp.perm, bad, n, go.positions);
         goto done;
     }
     if ((st = partile_memcpy(ctx, h_storage, d_storage, layout.entries * sizeof(double),
@@ -245,10 +176,11 @@ int cmd_assemble(int argc, char **argv)
            kind == PARTILE_MASS_TENSOR ? "3x3 blocks" : "entries", shape_arg, kind_arg, sigma);
     for (int a = 0; a < dim; a++)
         printf("%s%" PRId64, a ? "x" : "", grid.cells[a]);
-    printf("%s, backend %s, %s positions, fp64 bitwise, %.3f ms (sort %.3f, assembly %.3f); "
+    printf("%s, backend %s, %s positions, %s %s, %.3f ms (sort %.3f, assembly %.3f); "
            "wrote %s/{indptr,indices,data}.npy\n",
            go.periodic ? " periodic" : "", partile_context_backend(ctx),
-           npy_dtype_name(hp.npy_type), (t2 - t0) * 1e3, (t1 - t0) * 1e3, (t2 - t1) * 1e3, out);
+           npy_dtype_name(hp.npy_type), precision, mode, (mp.sort_s + (t2 - t1)) * 1e3,
+           mp.sort_s * 1e3, (t2 - t1) * 1e3, out);
     rc = 0;
 done:
     if (rc != 0) {
@@ -260,22 +192,14 @@ done:
     for (int k = 0; k < 3; k++)
         free(paths[k]);
     if (ctx) {
-        for (int a = 0; a < 3; a++)
-            partile_free(ctx, d_axis[a]);
-        partile_free(ctx, d_q);
-        partile_free(ctx, d_omega);
+        mass_particles_free(ctx, &mp);
         partile_free(ctx, d_storage);
-        partile_free(ctx, d_offsets);
-        partile_free(ctx, d_perm);
         partile_context_destroy(ctx);
     }
-    free(h_omega);
     free(h_storage);
     free(h_data);
     free(h_indptr);
     free(h_indices);
-    npy_array_free(&charges);
-    npy_array_free(&omega);
     host_positions_free(&hp);
     return rc;
 }
