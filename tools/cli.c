@@ -257,6 +257,17 @@ partile_context_t *open_context(const char *cmd, const grid_opts *o)
  * --backend auto, a backend without it gives way to the reference, with a
  * note on stderr ("... which has no FEATURE yet; DOING on \"reference\"
  * instead"). NULL after a message. */
+partile_grid_t cli_probe_grid(void)
+{
+    partile_grid_t g;
+    memset(&g, 0, sizeof g);
+    g.dim = 1;
+    g.cells[0] = 3;
+    g.spacing[0] = 1.0;
+    g.periodic[0] = 1;
+    return g;
+}
+
 partile_context_t *open_context_with(const char *cmd, const grid_opts *o,
                                             int (*probe)(partile_context_t *),
                                             const char *feature, const char *doing)

@@ -38,6 +38,9 @@ void host_positions_free(host_positions *p);
 int load_positions(const char *cmd, const char *path, int dim, host_positions *p);
 int device_copy_of(partile_context_t *ctx, const void *host, size_t bytes, void **dev);
 partile_context_t *open_context(const char *cmd, const grid_opts *o);
+/* The grid of the backend probes: 3 unit cells, 1-D, periodic (the
+ * smallest every operation accepts). */
+partile_grid_t cli_probe_grid(void);
 partile_context_t *open_context_with(const char *cmd, const grid_opts *o,
                                             int (*probe)(partile_context_t *),
                                             const char *feature, const char *doing);

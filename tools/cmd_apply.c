@@ -16,12 +16,7 @@ static int apply_fp32; /* the probe's precision */
  * a call with no particles on a 3-cell periodic 1-D grid. */
 static int matfree_probe(partile_context_t *ctx)
 {
-    partile_grid_t g;
-    memset(&g, 0, sizeof g);
-    g.dim = 1;
-    g.cells[0] = 3;
-    g.spacing[0] = 1.0;
-    g.periodic[0] = 1;
+    const partile_grid_t g = cli_probe_grid();
     const int64_t zeros[4] = { 0, 0, 0, 0 };
     int64_t *d_off = NULL;
     double *d_x = NULL, *d_y = NULL;
@@ -59,12 +54,7 @@ static int assembled_probe(partile_context_t *ctx)
     int st = mass_assemble_probe(ctx);
     if (st < 0)
         return st;
-    partile_grid_t g;
-    memset(&g, 0, sizeof g);
-    g.dim = 1;
-    g.cells[0] = 3;
-    g.spacing[0] = 1.0;
-    g.periodic[0] = 1;
+    const partile_grid_t g = cli_probe_grid();
     double *d = NULL;
     if ((st = device_copy_of(ctx, NULL, 12 * sizeof(double), (void **)&d)) >= 0 &&
         (st = partile_memset(ctx, d, 0, 12 * sizeof(double))) >= 0) {

@@ -20,12 +20,7 @@
  * status (< 0) if the probe itself failed. */
 static int pairs_probe(partile_context_t *ctx)
 {
-    partile_grid_t g;
-    memset(&g, 0, sizeof g);
-    g.dim = 1;
-    g.cells[0] = 3;
-    g.spacing[0] = 1.0;
-    g.periodic[0] = 1;
+    const partile_grid_t g = cli_probe_grid();
     partile_pair_params_t p;
     memset(&p, 0, sizeof p);
     p.interaction = PARTILE_PAIRS_LJ;

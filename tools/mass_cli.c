@@ -151,12 +151,7 @@ void mass_particles_free(partile_context_t *ctx, mass_particles *mp)
 
 int mass_assemble_probe(partile_context_t *ctx)
 {
-    partile_grid_t g;
-    memset(&g, 0, sizeof g);
-    g.dim = 1;
-    g.cells[0] = 3;
-    g.spacing[0] = 1.0;
-    g.periodic[0] = 1;
+    const partile_grid_t g = cli_probe_grid();
     partile_mass_layout_t lay;
     int st = partile_mass_layout(&g, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, &lay);
     if (st < 0)
