@@ -121,7 +121,13 @@ typedef struct partile_mass_params {
  * (cell_offsets from partile_sort, checked: PARTILE_ERROR_NOT_SORTED; NULL
  * only with ATOMIC_UNSORTED on a GPU);
  * charges q (n); omega: for tensor, ω per particle as SoA x/y/z arrays (FP64),
- * or NULL to compute it from params->bfield; ignored for scalar. */
+ * or NULL to compute it from params->bfield; ignored for scalar.
+ * GPU backends keep a workspace on the context's device: in bitwise mode up
+ * to 1 GiB for the groups' local entries (at least one plane of cells along
+ * the last axis: 2^d groups (TSC; 1 for CIC) × the group's forward point
+ * pairs (36 CIC, 378 TSC in 3-D) × components doubles per cell), a copy of
+ * the storage with accumulate, and 24 bytes per particle when ω comes from
+ * the B field; OUT_OF_MEMORY if that cannot be had. */
 int partile_mass_assemble(partile_context_t *ctx, const partile_mass_params_t *params, size_t n,
                           const partile_vectors_t *pos, const int64_t *cell_offsets,
                           const double *q, const partile_vectors_t *omega, double *storage,
