@@ -351,8 +351,9 @@ int partile_check_transfer(partile_context_t *ctx, uint64_t seed, FILE *log,
     return st;
 }
 
-/* One mass-matrix case: bitwise mode equal to the reference to the bit,
- * relaxed mode within 1e-12 of the largest entry. */
+/* One mass-matrix case: bitwise mode (the tile kernel and the FMA-per-cell
+ * kernel) equal to the reference to the bit, relaxed mode within 1e-12 of
+ * the largest entry. */
 static int mass_case(partile_context_t *ctx, partile_context_t *ref, const partile_grid_t *g,
                      partile_shape_t shape, partile_mass_kind_t kind, size_t n, uint64_t *rng,
                      FILE *log, partile_particle_check_t *r)
@@ -365,10 +366,10 @@ static int mass_case(partile_context_t *ctx, partile_context_t *ref, const parti
         return st;
     const size_t sb = L.entries * 8;
     double *x = malloc(3 * n * 8), *q = malloc(n * 8), *w = malloc(3 * n * 8);
-    double *want = malloc(sb), *got = malloc(sb), *relaxed = malloc(sb);
+    double *want = malloc(sb), *got = malloc(sb), *relaxed = malloc(sb), *fma_cell = malloc(sb);
     sort_out so;
     memset(&so, 0, sizeof so);
-    if (!x || !q || !w || !want || !got || !relaxed || alloc_out(&so, ncells, n)) {
+    if (!x || !q || !w || !want || !got || !relaxed || !fma_cell || alloc_out(&so, ncells, n)) {
         st = PARTILE_ERROR_OUT_OF_MEMORY;
         goto out;
     }
@@ -379,8 +380,10 @@ static int mass_case(partile_context_t *ctx, partile_context_t *ref, const parti
         for (int a = 0; a < 3; a++)
             w[a * n + p] = 4 * uniform(rng) - 2;
     }
-    for (int pass = 0; pass < 3; pass++) { /* the backend bitwise, relaxed; the reference */
-        partile_context_t *c = pass == 2 ? ref : ctx;
+    /* the backend: tiles bitwise, tiles relaxed, FMA per cell; then the reference */
+    double *const result[4] = { got, relaxed, fma_cell, want };
+    for (int pass = 0; pass < 4; pass++) {
+        partile_context_t *c = pass == 3 ? ref : ctx;
         staged s;
         void *dq = NULL, *dw = NULL, *doff = NULL, *dS = NULL;
         TRY(stage_positions(c, g, x, n, 0, &s));
@@ -397,8 +400,9 @@ static int mass_case(partile_context_t *ctx, partile_context_t *ref, const parti
         p.kind = kind;
         p.sigma = 0.75;
         p.mode = pass == 1 ? PARTILE_MASS_RELAXED : PARTILE_MASS_BITWISE;
+        p.algorithm = pass == 2 ? PARTILE_MASS_FMA_PER_CELL : PARTILE_MASS_TILES;
         TRY(partile_mass_assemble(c, &p, n, &s.pos, doff, dq, &om, dS, NULL));
-        TRY(fetch(c, pass == 0 ? got : pass == 1 ? relaxed : want, dS, sb));
+        TRY(fetch(c, result[pass], dS, sb));
     done:
         free_positions(c, &s);
         partile_free(c, dq), partile_free(c, dw), partile_free(c, doff), partile_free(c, dS);
@@ -413,6 +417,12 @@ static int mass_case(partile_context_t *ctx, partile_context_t *ref, const parti
                 (int)shape, (int)kind, g->dim, d, got[d], want[d]);
     }
     r->cases++;
+    if ((d = first_diff(fma_cell, want, L.entries)) >= 0) {
+        r->mismatches++;
+        fprintf(log, "    mass (FMA per cell) shape %d kind %d dim %d: storage[%lld] = %a, "
+                     "reference %a\n", (int)shape, (int)kind, g->dim, d, fma_cell[d], want[d]);
+    }
+    r->cases++;
     double peak = 0;
     for (size_t e = 0; e < L.entries; e++)
         peak = fabs(want[e]) > peak ? fabs(want[e]) : peak;
@@ -424,7 +434,7 @@ static int mass_case(partile_context_t *ctx, partile_context_t *ref, const parti
             break;
         }
 out:
-    free(x), free(q), free(w), free(want), free(got), free(relaxed);
+    free(x), free(q), free(w), free(want), free(got), free(relaxed), free(fma_cell);
     free_out(&so);
     return st;
 }
