@@ -1,9 +1,11 @@
-/* The ECSIM rotation tensor α and the mass-matrix stencil offsets, shared by
- * every backend (DESIGN.md §4). */
+/* The ECSIM rotation tensor α, the mass-matrix stencil offsets, a
+ * particle's support group and its point weights, shared by every backend
+ * (DESIGN.md §4). */
 #ifndef PARTILE_COMMON_MASS_MATH_H
 #define PARTILE_COMMON_MASS_MATH_H
 
 #include "common/portable.h"
+#include "common/shape.h"
 
 /* α = (I − C(ω) + ω ωᵀ) / (1 + ω·ω), C(ω)u = ω × u, row-major:
  * numerator_ij = (δ_ij + ω_i·ω_j) − C_ij, each divided by 1 + |ω|². */
@@ -43,6 +45,47 @@ static inline PARTILE_HD int partile_mass_slot(int shape, int dim, const int o[3
         total *= S;
     }
     return k - (total - 1) / 2;
+}
+
+/* The support group of a particle of cell `cell` with stencils st
+ * (mass.h): for TSC, per axis the bit first − (j − 1), j the cell's index
+ * on that axis (mod cells on a periodic axis: positions may lie boxes
+ * away), bits x, y, z from the lowest; 0 for CIC. */
+static inline PARTILE_HD int partile_mass_group(const partile_grid_t *g, int shape,
+                                                const partile_stencil_1d st[3], int64_t cell)
+{
+    if (shape != PARTILE_SHAPE_TSC)
+        return 0;
+    int grp = 0;
+    int64_t rest = cell;
+    for (int a = 0; a < 3; a++) {
+        if (a >= g->dim)
+            break;
+        const int64_t cells = g->cells[a], j = rest % cells;
+        rest /= cells;
+        int64_t b = st[a].first - (j - 1);
+        if (g->periodic[a])
+            b = ((b % cells) + cells) % cells;
+        grp |= (int)b << a;
+    }
+    return grp;
+}
+
+/* A particle's weights W on its group's npts = np1^dim points, x fastest:
+ * the products (w_x·w_y)·w_z of its 1-D weights (unused axes: 1). */
+static inline PARTILE_HD void partile_mass_point_weights(int dim, int np1, int npts,
+                                                         const partile_stencil_1d st[3], double *W)
+{
+    PARTILE_UNROLL
+    for (int a2 = 0; a2 < npts; a2++) {
+        const int ia[3] = { a2 % np1, a2 / np1 % np1, a2 / (np1 * np1) };
+        double wa[3] = { 1.0, 1.0, 1.0 };
+        PARTILE_UNROLL
+        for (int ax = 0; ax < 3; ax++)
+            if (ax < dim)
+                wa[ax] = st[ax].w[ia[ax]];
+        W[a2] = (wa[0] * wa[1]) * wa[2];
+    }
 }
 
 #endif

@@ -10,4 +10,12 @@
 #define PARTILE_HD
 #endif
 
+/* Unroll the next loop in device code (its trip count a constant once
+ * inlined); nothing for host compilers, which do not know the pragma. */
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define PARTILE_UNROLL _Pragma("unroll")
+#else
+#define PARTILE_UNROLL
+#endif
+
 #endif

@@ -56,15 +56,8 @@ static int64_t local_chains(const partile_mass_params_t *p, const int64_t *off, 
             for (int k = 0; k < 9; k++)
                 coef[k] = q[i] * alpha[k];
         }
-        /* point weights W over the group's points, x fastest */
-        double W[MAXPTS];
-        for (int a2 = 0; a2 < npts; a2++) {
-            int ia[3] = { a2 % np1, a2 / np1 % np1, a2 / (np1 * np1) };
-            double wa[3] = { 1.0, 1.0, 1.0 };
-            for (int ax = 0; ax < g->dim; ax++)
-                wa[ax] = ia[ax] < pd[i].st[ax].count ? pd[i].st[ax].w[ia[ax]] : 0.0;
-            W[a2] = (wa[0] * wa[1]) * wa[2];
-        }
+        double W[MAXPTS]; /* over the group's points, x fastest */
+        partile_mass_point_weights(g->dim, np1, npts, pd[i].st, W);
         for (int k = 0; k < comps; k++)
             for (int a2 = 0; a2 < npts; a2++) {
                 const double A = coef[k] * W[a2];
@@ -123,22 +116,7 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
                                                         0.0, pd[i].st, &cell[i]);
         if (code[i])
             continue;
-        /* support group: per axis, first point relative to (cell index − 1) */
-        int grp = 0;
-        int64_t rest = cell[i];
-        for (int a = 0; a < g->dim; a++) {
-            const int64_t j = rest % g->cells[a];
-            rest /= g->cells[a];
-            if (p->shape == PARTILE_SHAPE_TSC) {
-                /* unwrapped first point minus (j − 1), in {0, 1} (mod cells on
-                 * a periodic axis: positions may lie boxes away) */
-                int64_t b = pd[i].st[a].first - (j - 1);
-                if (g->periodic[a])
-                    b = ((b % g->cells[a]) + g->cells[a]) % g->cells[a];
-                grp |= (int)b << a;
-            }
-        }
-        pd[i].group = grp;
+        pd[i].group = partile_mass_group(g, (int)p->shape, pd[i].st, cell[i]);
     }
     for (size_t i = 0; i < n; i++)
         if (code[i]) {
