@@ -1,6 +1,6 @@
 # Shared set-up of the CLI test scripts (sourced): checks the partile binary
 # argument, finds a python3 with NumPy (exit 77 = Meson's skip otherwise),
-# makes a temporary folder and a fail() counter.
+# makes a temporary folder, a fail() counter and expect_failure().
 #   partile, py, tmp, fails — set here; NAME — the caller's name for tmp.
 partile=${1:-}
 if [ -z "$partile" ] || [ ! -x "$partile" ]; then
@@ -26,4 +26,30 @@ fails=0
 fail() {
     echo "FAIL: $*"
     fails=$((fails + 1))
+}
+
+# expect_failure CMD OUT NAME WANT PATTERN|- ARGS...: `partile CMD --out OUT
+# ARGS` must exit non-zero (with status WANT, or "any"), say "partile CMD:
+# ..." on stderr (containing PATTERN unless -) with no sanitizer report, and
+# leave OUT absent.
+expect_failure() {
+    cmd=$1 out=$2 name=$3 want=$4 pattern=$5
+    shift 5
+    "$partile" "$cmd" --out "$out" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+    rc=$?
+    if [ "$rc" -eq 0 ]; then
+        fail "$name: exit status 0, expected failure"
+    elif [ "$want" != any ] && [ "$rc" -ne "$want" ]; then
+        fail "$name: exit status $rc, expected $want: $(head -n 1 "$tmp/stderr")"
+    fi
+    if ! grep -q "^partile $cmd: " "$tmp/stderr"; then
+        fail "$name: no \"partile $cmd: ...\" message on stderr: $(cat "$tmp/stderr")"
+    elif grep -q "Sanitizer\|runtime error" "$tmp/stderr"; then
+        fail "$name: sanitizer report: $(cat "$tmp/stderr")"
+    elif [ "$pattern" != - ] && ! grep -q -e "$pattern" "$tmp/stderr"; then
+        fail "$name: stderr does not say \"$pattern\": $(cat "$tmp/stderr")"
+    else
+        echo "ok ($name, exit $rc): $(grep -v "^usage\|^ \|^commands" "$tmp/stderr" | head -n 1)"
+    fi
+    [ -e "$out" ] && fail "$name: wrote $out ($(ls "$out" 2>/dev/null | tr '\n' ' '))"
 }

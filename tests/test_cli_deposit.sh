@@ -229,26 +229,9 @@ done
 # ---- runs that must fail -------------------------------------------------------
 # bad NAME WANT_STATUS SUBCOMMAND [PATTERN|-] args... ("any" = any non-zero status)
 bad() {
-    name=$1 want=$2 cmd=$3 pattern=$4
+    bname=$1 bwant=$2 bcmd=$3 bpattern=$4
     shift 4
-    out="$tmp/bad-$name.npy"
-    "$partile" "$cmd" --backend reference --out "$out" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
-    rc=$?
-    if [ "$rc" -eq 0 ]; then
-        fail "$name: exit status 0, expected failure"
-    elif [ "$want" != any ] && [ "$rc" -ne "$want" ]; then
-        fail "$name: exit status $rc, expected $want: $(head -n 1 "$tmp/stderr")"
-    fi
-    if ! grep -q "^partile $cmd: " "$tmp/stderr"; then
-        fail "$name: no \"partile $cmd: ...\" message on stderr: $(cat "$tmp/stderr")"
-    elif grep -q "Sanitizer\|runtime error" "$tmp/stderr"; then
-        fail "$name: sanitizer report: $(cat "$tmp/stderr")"
-    elif [ "$pattern" != - ] && ! grep -q "$pattern" "$tmp/stderr"; then
-        fail "$name: stderr does not say \"$pattern\": $(cat "$tmp/stderr")"
-    else
-        echo "ok ($name, exit $rc): $(head -n 1 "$tmp/stderr")"
-    fi
-    [ -e "$out" ] && fail "$name: wrote $out"
+    expect_failure "$bcmd" "$tmp/bad-$bname.npy" "$bname" "$bwant" "$bpattern" --backend reference "$@"
 }
 
 P2="--positions $tmp/p2.npy"

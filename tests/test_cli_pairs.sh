@@ -253,28 +253,7 @@ EOF
 
 # ---- runs that must fail ---------------------------------------------------------
 # bad NAME WANT_STATUS PATTERN|- args... ("any" = any non-zero status)
-bad() {
-    name=$1 want=$2 pattern=$3
-    shift 3
-    out="$tmp/bad-$name"
-    "$partile" pairs --out "$out" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
-    rc=$?
-    if [ "$rc" -eq 0 ]; then
-        fail "$name: exit status 0, expected failure"
-    elif [ "$want" != any ] && [ "$rc" -ne "$want" ]; then
-        fail "$name: exit status $rc, expected $want: $(head -n 1 "$tmp/stderr")"
-    fi
-    if ! grep -q "^partile pairs: " "$tmp/stderr"; then
-        fail "$name: no \"partile pairs: ...\" message on stderr: $(cat "$tmp/stderr")"
-    elif grep -q "Sanitizer\|runtime error" "$tmp/stderr"; then
-        fail "$name: sanitizer report: $(cat "$tmp/stderr")"
-    elif [ "$pattern" != - ] && ! grep -q -e "$pattern" "$tmp/stderr"; then
-        fail "$name: stderr does not say \"$pattern\": $(cat "$tmp/stderr")"
-    else
-        echo "ok ($name, exit $rc): $(grep -v "^usage\|^ \|^commands" "$tmp/stderr" | head -n 1)"
-    fi
-    [ -e "$out" ] && fail "$name: wrote $out ($(ls "$out" 2>/dev/null | tr '\n' ' '))"
-}
+bad() { expect_failure pairs "$tmp/bad-$1" "$@"; }
 
 R="--backend reference"
 P2="--positions $tmp/p2.npy"
