@@ -275,10 +275,11 @@ static void scenario_apply_errors(partile_context_t *ctx, uint64_t seed)
             x[n + 321] = NAN, x[17] = NAN;
         if (k == 1)
             x[n + 100] = 5.0, x[300] = -7.0;
-        if (k == 2) {
-            double t = x[40];
-            x[40] = x[n - 3], x[n - 3] = t;
-        }
+        if (k == 2) /* the first and last particles (different cells) swapped whole */
+            for (int a = 0; a < 2; a++) {
+                double t = x[a * n];
+                x[a * n] = x[a * n + n - 1], x[a * n + n - 1] = t;
+            }
         if (k == 3)
             w[2 * n + 77] = NAN, w[n + 400] = INFINITY;
         if (k == 4)
