@@ -24,13 +24,16 @@ build=build-device
 status=0
 step() { echo "== $*"; }
 # PARTILE_STEPS picks sections (default all): tests check ceilings deposit
-# sort pairs mass-profile mass apply sanitizer.
+# sort pairs mass-profile mass-detail mass apply sanitizer.
 want() { [ -z "${PARTILE_STEPS:-}" ] || [[ " $PARTILE_STEPS " == *" $1 "* ]]; }
 
 step "configure + build" | tee "$OUT/build.log"
-{ meson setup "$build" --wipe -Dhip=disabled -Dcuda=enabled --buildtype=release ||
-  meson setup "$build" -Dhip=disabled -Dcuda=enabled --buildtype=release; } >>"$OUT/build.log" 2>&1
-ninja -C "$build" >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
+# Only the device's own architecture (sm_90): CI compiles sm_80 as well.
+# PARTILE_TARGETS: ninja targets to build (default all).
+arch=-Dcuda-arch=${PARTILE_CUDA_ARCH:-sm_90}
+{ meson setup "$build" --wipe -Dhip=disabled -Dcuda=enabled "$arch" --buildtype=release ||
+  meson setup "$build" -Dhip=disabled -Dcuda=enabled "$arch" --buildtype=release; } >>"$OUT/build.log" 2>&1
+ninja -C "$build" ${PARTILE_TARGETS:-} >>"$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
 
 step "nvidia-smi"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee -a "$OUT/build.log"
@@ -93,6 +96,15 @@ for c in cic-scalar cic-tensor; do
   echo "-- $c" | tee -a "$OUT/bench.txt"
   OUT=/tmp bash scripts/profile-kernels.sh "mass-$c" "$build/bench/bench_mass" --only 64,128 \
     --case "$c" 2>&1 | tee -a "$OUT/bench.txt"
+done
+fi
+
+if want mass-detail && command -v ncu >/dev/null; then
+step "mass-matrix kernels in detail (Nsight Compute, 64^3 cells, 128 ppc)"
+for k in ${PARTILE_DETAIL:-cic-tensor:k_mass_tile_f64_m16n8k16_8x9 cic-scalar:k_mass_tile_f64_m16n8k16_8x1}; do
+  OUT=$OUT bash scripts/profile-detail.sh "${k#*:}" "${k#*:}" "$build/bench/bench_mass" --only 64,128 \
+    --case "${k%%:*}" >/dev/null 2>&1
+  echo "-- ${k#*:}: $OUT/ncu-${k#*:}.txt" | tee -a "$OUT/bench.txt"
 done
 fi
 

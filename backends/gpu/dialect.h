@@ -51,6 +51,7 @@
 /* CDNA: 64 KiB of LDS per workgroup, always available. */
 #define PARTILE_MAX_DYNAMIC_SHARED (64 * 1024)
 #define PARTILE_SET_DYNAMIC_SHARED(kernel, bytes) hipSuccess
+#define PARTILE_PREFER_SHARED(kernel) hipSuccess
 #else
 #define gpuStream_t cudaStream_t
 #define gpuError_t cudaError_t
@@ -79,6 +80,12 @@
 #define PARTILE_SET_DYNAMIC_SHARED(kernel, bytes)                               \
     cudaFuncSetAttribute((const void *)(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, \
                          (int)(bytes))
+/* The largest shared-memory carveout, so that more blocks of a kernel with
+ * big per-warp staging fit on an SM (the default may leave 64 KiB). */
+#define PARTILE_PREFER_SHARED(kernel)                                           \
+    cudaFuncSetAttribute((const void *)(kernel),                                \
+                         cudaFuncAttributePreferredSharedMemoryCarveout,        \
+                         (int)cudaSharedmemCarveoutMaxShared)
 #endif
 
 /* Check a runtime call; keep the vendor's message; clear a non-sticky
