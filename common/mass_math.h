@@ -71,6 +71,16 @@ static inline PARTILE_HD int partile_mass_group(const partile_grid_t *g, int sha
     return grp;
 }
 
+/* The same TSC group bit on one axis from q = (x − lower)/h alone, for a
+ * particle binned to its own cell: floor(q + 1/2) − floor(q) (the stencil
+ * starts one point higher when q rounds up). Equal to partile_mass_group's
+ * bit whenever a periodic axis has at least 2 cells (the layout asks 5);
+ * the GPU staging uses it to skip the cell index (tests/test_mass.c). */
+static inline PARTILE_HD int partile_mass_group_bit(double q)
+{
+    return (int)(floor(q + 0.5) - floor(q));
+}
+
 /* A particle's weights W on its group's npts = np1^dim points, x fastest:
  * the products (w_x·w_y)·w_z of its 1-D weights (unused axes: 1). */
 static inline PARTILE_HD void partile_mass_point_weights(int dim, int np1, int npts,

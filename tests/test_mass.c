@@ -297,6 +297,43 @@ static void test_omega_from_bfield(void **state)
 
 /* mode, algorithm and precision: checked; the reference runs its own loops
  * (FP64, the order of mass.h) whatever the GPU options ask for. */
+/* The GPU staging's TSC group from q alone (partile_mass_group_bit) equals
+ * the reference's from the cell index, for particles inside the box, on
+ * cell faces and half-cells, and (periodic) boxes away. */
+static void test_group_bit(void **state)
+{
+    (void)state;
+    uint64_t rng = 20261130;
+    for (int dim = 1; dim <= 3; dim++)
+        for (int periodic = 0; periodic < 2; periodic++)
+            for (int64_t side = 5; side <= 9; side += 2) {
+                const partile_grid_t g = su_grid(dim, side, side + 1, side, periodic);
+                for (int i = 0; i < 4000; i++) {
+                    double x[3] = { 0.0, 0.0, 0.0 };
+                    for (int a = 0; a < dim; a++) {
+                        const double span = (double)g.cells[a] * g.spacing[a];
+                        double s = su_uniform(&rng) * (double)g.cells[a];
+                        if (i % 4 == 1) /* a cell face or a half-cell exactly */
+                            s = 0.5 * (double)(int64_t)(2.0 * s);
+                        x[a] = g.lower[a] + s * g.spacing[a];
+                        if (periodic && i % 3 == 2) /* boxes away */
+                            x[a] += span * (double)((int)(su_uniform(&rng) * 7.0) - 3);
+                    }
+                    partile_stencil_1d st[3];
+                    int64_t cell = -1;
+                    memset(st, 0, sizeof st);
+                    assert_int_equal(partile_particle_stencil(&g, PARTILE_SHAPE_TSC,
+                                                              PARTILE_CENTERING_NODE, x, 0.0, st,
+                                                              &cell),
+                                     0);
+                    int fast = 0;
+                    for (int a = 0; a < dim; a++)
+                        fast |= partile_mass_group_bit((x[a] - g.lower[a]) / g.spacing[a]) << a;
+                    assert_int_equal(fast, partile_mass_group(&g, PARTILE_SHAPE_TSC, st, cell));
+                }
+            }
+}
+
 static void test_options(void **state)
 {
     (void)state;
@@ -367,6 +404,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_options),
+        cmocka_unit_test(test_group_bit),
         cmocka_unit_test(test_alpha_solves),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_against_triple_loop),
