@@ -331,6 +331,21 @@ char *join_path(const char *dir, const char *name)
     return p;
 }
 
+/* A command's output files paths[0..count) in dir, of which the first
+ * `written` exist: unless ok, removes those and dir if this run created it
+ * (a failed command leaves nothing behind); frees every path. */
+void finish_outputs(int ok, const char *dir, int created, char **paths, int count, int written)
+{
+    if (!ok) {
+        for (int k = 0; k < written; k++)
+            remove(paths[k]);
+        if (created)
+            rmdir(dir);
+    }
+    for (int k = 0; k < count; k++)
+        free(paths[k]);
+}
+
 
 const char *const shape_names[] = { "ngp", "cic", "tsc", "overlap" };
 

@@ -47,6 +47,7 @@ partile_context_t *open_context_with(const char *cmd, const grid_opts *o,
 double now_s(void);
 int make_dir(const char *cmd, const char *dir);
 char *join_path(const char *dir, const char *name);
+void finish_outputs(int ok, const char *dir, int created, char **paths, int count, int written);
 void describe_field(const partile_grid_t *g, partile_centering_t c, const int64_t pts[3],
                            int64_t total, char *buf, size_t size);
 int read_f64(const char *cmd, const char *path, const char *what, npy_array_t *a);

@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "partile/partile.h"
 #include "tools/cli.h"
@@ -183,14 +182,7 @@ int cmd_assemble(int argc, char **argv)
            mp.sort_s * 1e3, (t2 - t1) * 1e3, out);
     rc = 0;
 done:
-    if (rc != 0) {
-        for (int k = 0; k < written; k++)
-            remove(paths[k]);
-        if (created)
-            rmdir(out);
-    }
-    for (int k = 0; k < 3; k++)
-        free(paths[k]);
+    finish_outputs(rc == 0, out, created, paths, 3, written);
     if (ctx) {
         mass_particles_free(ctx, &mp);
         partile_free(ctx, d_storage);

@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "partile/partile.h"
 #include "tools/cli.h"
@@ -347,14 +346,7 @@ int cmd_pairs(int argc, char **argv)
            lj ? "{force,energy}.npy" : "density.npy");
     rc = 0;
 done:
-    if (rc != 0) {
-        for (int k = 0; k < written; k++)
-            remove(paths[k]);
-        if (created)
-            rmdir(out);
-    }
-    for (int k = 0; k < 2; k++)
-        free(paths[k]);
+    finish_outputs(rc == 0, out, created, paths, 2, written);
     if (ctx) {
         for (int a = 0; a < 3; a++) {
             partile_free(ctx, d_axis[a]);

@@ -136,11 +136,7 @@ int cmd_sort(int argc, char **argv)
            npy_dtype_name(hp.npy_type), elapsed_ms, out);
     rc = 0;
 done:
-    if (rc != 0)
-        for (int k = 0; k < written; k++)
-            remove(paths[k]);
-    for (int k = 0; k < 3; k++)
-        free(paths[k]);
+    finish_outputs(rc == 0, out, 0, paths, 3, written); /* the folder is kept, as before */
     if (ctx) {
         for (int m = 0; m < 3; m++)
             partile_free(ctx, dev_axis[m]);
