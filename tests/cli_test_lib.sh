@@ -1,6 +1,7 @@
 # Shared set-up of the CLI test scripts (sourced): checks the partile binary
 # argument, finds a python3 with NumPy (exit 77 = Meson's skip otherwise),
-# makes a temporary folder, a fail() counter and expect_failure().
+# makes a temporary folder, a fail() counter, expect_success() and
+# expect_failure().
 #   partile, py, tmp, fails — set here; NAME — the caller's name for tmp.
 partile=${1:-}
 if [ -z "$partile" ] || [ ! -x "$partile" ]; then
@@ -26,6 +27,20 @@ fails=0
 fail() {
     echo "FAIL: $*"
     fails=$((fails + 1))
+}
+
+# expect_success NAME SUMMARY ARGS...: `partile ARGS` (ARGS starts with the
+# command) must succeed and print a line matching SUMMARY on stdout, which
+# is left in $tmp/stdout. Returns 1 if the command failed.
+expect_success() {
+    run_name=$1 summary=$2
+    shift 2
+    if ! "$partile" "$@" >"$tmp/stdout" 2>"$tmp/stderr"; then
+        fail "$run_name: partile $1 failed: $(cat "$tmp/stderr")"
+        return 1
+    fi
+    grep -q -e "$summary" "$tmp/stdout" || fail "$run_name: no summary line"
+    return 0
 }
 
 # expect_failure CMD OUT NAME WANT PATTERN|- ARGS...: `partile CMD --out OUT

@@ -62,12 +62,7 @@ EOF
 run() {
     run_name=$1
     shift
-    if ! "$partile" apply "$@" >"$tmp/stdout" 2>"$tmp/stderr"; then
-        fail "$run_name: partile apply failed: $(cat "$tmp/stderr")"
-        return 1
-    fi
-    grep -q "particles.*points.*mode.*backend.*ms" "$tmp/stdout" || fail "$run_name: no summary line"
-    return 0
+    expect_success "$run_name" "particles.*points.*mode.*backend.*ms" apply "$@"
 }
 
 # check NAME POS Q OMEGA|- X SHAPE KIND LOWER UPPER CELLS PERIODIC SIGMA MODE PREC [args...]

@@ -60,12 +60,7 @@ EOF
 run() {
     run_name=$1
     shift
-    if ! "$partile" assemble "$@" >"$tmp/stdout" 2>"$tmp/stderr"; then
-        fail "$run_name: partile assemble failed: $(cat "$tmp/stderr")"
-        return 1
-    fi
-    grep -q "particles.*points.*nnz.*backend.*ms" "$tmp/stdout" || fail "$run_name: no summary line"
-    return 0
+    expect_success "$run_name" "particles.*points.*nnz.*backend.*ms" assemble "$@"
 }
 
 # ---- against NumPy -------------------------------------------------------------

@@ -58,12 +58,7 @@ EOF
 run() {
     run_name=$1
     shift
-    if ! "$partile" "$@" >"$tmp/stdout" 2>"$tmp/stderr"; then
-        fail "$run_name: partile $1 failed: $(cat "$tmp/stderr")"
-        return 1
-    fi
-    grep -q "particles" "$tmp/stdout" || fail "$run_name: no summary line"
-    return 0
+    expect_success "$run_name" "particles" "$@"
 }
 
 # ---- CIC deposit against NumPy -------------------------------------------------

@@ -63,12 +63,7 @@ EOF
 run() {
     run_name=$1
     shift
-    if ! "$partile" pairs "$@" >"$tmp/stdout" 2>"$tmp/stderr"; then
-        fail "$run_name: partile pairs failed: $(cat "$tmp/stderr")"
-        return 1
-    fi
-    grep -q "total.*particles.*cells.*backend.*ms" "$tmp/stdout" || fail "$run_name: no summary line"
-    return 0
+    expect_success "$run_name" "total.*particles.*cells.*backend.*ms" pairs "$@"
 }
 
 # ---- against NumPy -------------------------------------------------------------
