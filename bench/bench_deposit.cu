@@ -1,13 +1,14 @@
 /* Deposit and gather benchmark (issue #5), CUDA: following the seed's
  * experiment — cubic periodic node-centred meshes 16³ to 256³, uniformly random
  * particles at 0.1, 1, 10 and 100 per cell — P2C (unsorted: atomics;
- * sorted: the bitwise per-point path) and C2P, CIC and TSC, 1 and 3
- * components. Each row: particles/s, fraction of the memory roofline
+ * sorted: the bitwise per-point path) and C2P (on the random order and on
+ * the sorted particles), CIC and TSC, 1 and 3 components. Each row: particles/s, fraction of the memory roofline
  * (bytes that must move over the copy bandwidth measured in this run), the
  * reference backend on the host's cores for the smaller cases, and the
  * break-even: sort + permute + sorted deposit against unsorted deposit.
  * PyTorch's equivalent runs from bench/bench_deposit_torch.py in the same
- * device call. usage: bench_deposit [--json FILE] [--max N] */
+ * device call. usage: bench_deposit [--json FILE] [--max N] [--only SIDE,PPC]
+ * (--only: one mesh and density, e.g. for a profiler). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,14 +50,18 @@ static int do_sort(partile_context_t *c, void *a_)
 int main(int argc, char **argv)
 {
     const char *json_path = NULL;
-    double max_n = 2.2e8;
+    double max_n = 2.2e8, only_ppc = 0;
+    int only_side = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json_path = argv[++i];
         else if (!strcmp(argv[i], "--max") && i + 1 < argc)
             max_n = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
+                 sscanf(argv[++i], "%d,%lf", &only_side, &only_ppc) == 2)
+            ;
         else {
-            fprintf(stderr, "usage: bench_deposit [--json FILE] [--max N]\n");
+            fprintf(stderr, "usage: bench_deposit [--json FILE] [--max N] [--only SIDE,PPC]\n");
             return 2;
         }
     }
@@ -72,8 +77,9 @@ int main(int argc, char **argv)
     printf("device %s, copy bandwidth %.0f GB/s\n", partile_context_device(ctx), bandwidth * 1e-9);
     if (jf)
         bench_json_row(&j, "copy_bandwidth", bandwidth, "B/s", -1, "");
-    printf("%-5s %5s %4s %1s %11s | %9s %5s | %9s %5s | %9s %5s | %8s %8s | %7s\n", "mesh", "ppc",
-           "shp", "m", "N", "unsorted", "roof", "sorted", "roof", "gather", "roof", "sort+p",
+    printf("%-5s %5s %4s %1s %11s | %9s %5s | %9s %5s | %9s %5s | %9s %5s | %8s %8s | %7s\n",
+           "mesh", "ppc", "shp", "m", "N", "unsorted", "roof", "sorted", "roof", "gather", "roof",
+           "gather-s", "roof", "sort+p",
            "breakev", "ref x");
     const int sides[] = { 16, 64, 128, 256 }; /* the seed's 16³ … 256³; --max bounds N */
     const double ppcs[] = { 0.1, 1, 10, 100 };
@@ -84,7 +90,8 @@ int main(int argc, char **argv)
                     const int side = sides[si];
                     const double cells = (double)side * side * side;
                     const size_t n = (size_t)llround(cells * ppcs[pi]);
-                    if ((double)n > max_n || n < 100)
+                    if ((double)n > max_n || n < 100 ||
+                        (only_side && (side != only_side || ppcs[pi] != only_ppc)))
                         continue;
                     partile_grid_t grid = bench_unit_cube(side);
                     run_args a;
@@ -113,7 +120,7 @@ int main(int argc, char **argv)
                     PK(partile_malloc(ctx, n * 8, (void **)&a.perm));
                     a.narrays = 3;
                     cudaDeviceSynchronize();
-                    partile_timing_t tu, ts, tg, tsort;
+                    partile_timing_t tu, ts, tg, tgs, tsort;
                     PK(partile_time(ctx, do_unsorted, &a, 1, 3, &tu));
                     PK(partile_time(ctx, do_gather, &a, 1, 3, &tg)); /* random order */
                     /* sort + permute (positions; values would be one more array) */
@@ -121,6 +128,7 @@ int main(int argc, char **argv)
                     a.arrays[3] = (partile_array_t){ a.values, PARTILE_DTYPE_FLOAT64 };
                     PK(partile_sort(ctx, &grid, n, &a.pos, a.offsets, a.perm, NULL, NULL));
                     PK(partile_time(ctx, do_sorted, &a, 1, 3, &ts));
+                    PK(partile_time(ctx, do_gather, &a, 1, 3, &tgs)); /* sorted positions */
                     const double dep_bytes = n * (24.0 + 8.0 * m) + 16.0 * m * total;
                     const double gat_bytes = n * (24.0 + 8.0 * m) + 8.0 * m * total;
                     /* the reference on the host's cores, for the smaller cases */
@@ -158,10 +166,11 @@ int main(int argc, char **argv)
                         free(h.values), free(h.field), free(h.offsets);
                     }
                     const char *sn = shape == PARTILE_SHAPE_CIC ? "cic" : "tsc";
-                    printf("%4d^3 %5.1f %4s %d %11zu | %9.3f %5.2f | %9.3f %5.2f | %9.3f %5.2f | %8.3f %8.2f | %7.1f\n",
+                    printf("%4d^3 %5.1f %4s %d %11zu | %9.3f %5.2f | %9.3f %5.2f | %9.3f %5.2f | %9.3f %5.2f | %8.3f %8.2f | %7.1f\n",
                            side, ppcs[pi], sn, m, n, tu.median_s * 1e3, dep_bytes / bandwidth / tu.median_s,
                            ts.median_s * 1e3, dep_bytes / bandwidth / ts.median_s, tg.median_s * 1e3,
-                           gat_bytes / bandwidth / tg.median_s, tsort.median_s * 1e3,
+                           gat_bytes / bandwidth / tg.median_s, tgs.median_s * 1e3,
+                           gat_bytes / bandwidth / tgs.median_s, tsort.median_s * 1e3,
                            (tsort.median_s + ts.median_s) / tu.median_s, ref_ratio);
                     fflush(stdout);
                     if (jf) {
@@ -172,6 +181,7 @@ int main(int argc, char **argv)
                         ROW("deposit_unsorted_seconds", tu.median_s, "s", dep_bytes / bandwidth / tu.median_s, "roofline");
                         ROW("deposit_sorted_seconds", ts.median_s, "s", dep_bytes / bandwidth / ts.median_s, "roofline");
                         ROW("gather_seconds", tg.median_s, "s", gat_bytes / bandwidth / tg.median_s, "roofline");
+                        ROW("gather_sorted_seconds", tgs.median_s, "s", gat_bytes / bandwidth / tgs.median_s, "roofline");
                         ROW("sort_permute_seconds", tsort.median_s, "s", -1, "");
                         ROW("particles", (double)n, "1", -1, "");
                         if (ref_ratio > 0) {

@@ -24,7 +24,7 @@ build=build-device
 status=0
 step() { echo "== $*"; }
 # PARTILE_STEPS picks sections (default all): tests check ceilings deposit
-# sort pairs mass-profile mass-detail mass apply sanitizer.
+# deposit-profile sort pairs mass-profile mass-detail mass apply sanitizer.
 want() { [ -z "${PARTILE_STEPS:-}" ] || [[ " $PARTILE_STEPS " == *" $1 "* ]]; }
 
 step "configure + build" | tee "$OUT/build.log"
@@ -65,8 +65,14 @@ fi
 
 if want deposit; then
 step "deposit/gather benchmark (partile, roofline, reference; then PyTorch)"
-"$build/bench/bench_deposit" --json "$OUT/deposit.json" --max "${PARTILE_DEPOSIT_MAX:-2.2e8}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+"$build/bench/bench_deposit" --json "$OUT/deposit.json" --max "${PARTILE_DEPOSIT_MAX:-2.2e8}" ${PARTILE_DEPOSIT_ARGS:-} 2>&1 | tee -a "$OUT/bench.txt" || status=1
 PYTHONUNBUFFERED=1 python3 bench/bench_deposit_torch.py "$OUT/deposit_torch.json" "${PARTILE_DEPOSIT_MAX:-2.2e8}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+fi
+
+if want deposit-profile && command -v ncu >/dev/null; then
+step "deposit/gather kernels under Nsight Compute (${PARTILE_DEPOSIT_ONLY:-64,10}): per-kernel times"
+OUT=/tmp bash scripts/profile-kernels.sh deposit "$build/bench/bench_deposit" \
+  --only "${PARTILE_DEPOSIT_ONLY:-64,10}" 2>&1 | tee -a "$OUT/bench.txt"
 fi
 
 if want sort; then
