@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "common/binning.h"
 #include "common/portable.h"
 #include "partile/deposit.h"
 
@@ -55,6 +56,35 @@ static inline PARTILE_HD double partile_stencil_weight(int shape, double f, int 
         return 0.75 - f * f;
     const double a = k == 0 ? 0.5 - f : 0.5 + f;
     return 0.5 * (a * a);
+}
+
+/* Node-centred CIC/TSC on axis a of grid g at coordinate x: the fraction
+ * and the stored index of the first stencil point — on a periodic axis from
+ * the binning's wrapped cell, so positions boxes away land as in
+ * partile_point_index; else + 1 for the ghost layer. The GPU gather uses it
+ * instead of partile_particle_stencil (no re-binning per point, no 64-bit
+ * modulo); x must be valid (finite, inside a non-periodic axis). */
+static inline PARTILE_HD double partile_node_stencil_axis(const partile_grid_t *g, int a, int shape,
+                                                          double x, int64_t *base)
+{
+    int64_t first, cell = 0;
+    const double f = partile_stencil_frac(shape, (x - g->lower[a]) / g->spacing[a], &first);
+    if (!g->periodic[a]) {
+        *base = first + 1;
+        return f;
+    }
+    partile_axis_cell(x, g->lower[a], g->spacing[a], g->cells[a], 1, &cell);
+    *base = cell + partile_stencil_first_offset(shape, f);
+    return f;
+}
+
+/* Stored index of stencil point k (0 … n) from that base: one wrap on a
+ * periodic axis (base + k in [−1, cells + 1], cells >= 2). */
+static inline PARTILE_HD int64_t partile_node_stencil_point(int64_t base, int k, int64_t cells,
+                                                            int periodic)
+{
+    const int64_t i = base + k;
+    return periodic ? (i < 0 ? i + cells : i >= cells ? i - cells : i) : i;
 }
 
 #endif
