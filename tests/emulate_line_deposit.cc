@@ -1,0 +1,384 @@
+/* The GPU sorted deposit k_deposit_lines (backends/gpu/deposit_gpu.inc) run
+ * on the CPU against the reference backend's sorted deposit, bit for bit, so
+ * that its summation order is checked where there is no GPU. The device
+ * parts of the GPU sources (cut at their host-side markers by
+ * tests/device_part.awk) compile here as host C++: a thread per GPU thread
+ * of a block, __syncthreads a barrier, __shared__ arrays static, the blocks
+ * of a launch in turn. The fractions come from the real k_check_particles.
+ * CIC (W = 2, as launched) and TSC (W = 4), ADD = 1 (the deposit) and
+ * ADD = 0 (the apply's σ·(0 + F)); grids of 1-3 dimensions, periodic or
+ * not, rows longer than one staged chunk, empty cells, particles boxes away.
+ * Seed: the time, printed; give it as the argument to rerun a failure. */
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <vector>
+
+#include <pthread.h>
+
+#include "partile/partile.h"
+
+/* ---- the CUDA spellings the device code uses, for the host ---- */
+
+struct emu_dim3 {
+    unsigned x, y, z;
+};
+static thread_local emu_dim3 threadIdx, blockIdx;
+static emu_dim3 blockDim, gridDim;
+static pthread_barrier_t block_barrier;
+static thread_local long long thread_syncs; /* per block: all threads must agree */
+static long long block_syncs;                 /* in all, for the log */
+
+static void emu_syncthreads()
+{
+    thread_syncs++;
+    if (threadIdx.x == 0)
+        block_syncs++;
+    pthread_barrier_wait(&block_barrier);
+}
+
+/* k_check_particles' first-bad word: atomic, as its threads run at once. */
+static unsigned long long atomicMin(unsigned long long *a, unsigned long long v)
+{
+    unsigned long long old = __atomic_load_n(a, __ATOMIC_RELAXED);
+    while (v < old && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+static double atomicAdd(double *a, double v) /* k_deposit_atomic, not run here */
+{
+    const double old = *a;
+    *a = old + v;
+    return old;
+}
+
+using std::fma;
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __shared__ static
+#define __launch_bounds__(...)
+#define __syncthreads() emu_syncthreads()
+#define PARTILE_DEVICE static inline
+#define PARTILE_GRID_CONSTANT
+
+/* The kernel code is written for nvcc and hipcc; host compilers see pragmas
+ * they do not know and kernels this test does not call. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#pragma GCC diagnostic ignored "-Wunused-function"
+/* each cut file closes its include guard, so the full files named by the
+ * next one's #include are skipped */
+#include "gpu_common_device.inc"
+#include "transfer_common_device.inc"
+#include "deposit_gpu_device.inc"
+#pragma GCC diagnostic pop
+
+/* ---- launches ---- */
+
+struct emu_thread {
+    unsigned t;
+    const std::function<void()> *body;
+    std::vector<long long> *syncs;
+};
+
+static int divergent; /* blocks whose threads passed different barrier counts */
+
+static void *emu_thread_main(void *p)
+{
+    const emu_thread *e = (const emu_thread *)p;
+    threadIdx = emu_dim3{ e->t, 0, 0 };
+    for (unsigned b = 0; b < gridDim.x; b++) {
+        blockIdx = emu_dim3{ b, 0, 0 };
+        thread_syncs = 0;
+        (*e->body)();
+        (*e->syncs)[e->t] = thread_syncs;
+        /* the block is done (its shared arrays are free) before the next
+         * starts, and its barrier counts are compared */
+        pthread_barrier_wait(&block_barrier);
+        if (e->t == 0)
+            for (long long s : *e->syncs)
+                divergent += s != (*e->syncs)[0];
+        pthread_barrier_wait(&block_barrier);
+    }
+    return NULL;
+}
+
+/* A launch of `blocks` blocks of `threads` threads, the blocks in turn. */
+static void launch(unsigned blocks, unsigned threads, const std::function<void()> &body)
+{
+    gridDim = emu_dim3{ blocks, 1, 1 };
+    blockDim = emu_dim3{ threads, 1, 1 };
+    pthread_barrier_init(&block_barrier, NULL, threads);
+    std::vector<long long> syncs(threads);
+    std::vector<emu_thread> arg(threads);
+    std::vector<pthread_t> id(threads);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 1 << 20); /* small frames; not 128 x 8 MiB reserved */
+    for (unsigned t = 0; t < threads; t++) {
+        arg[t] = emu_thread{ t, &body, &syncs };
+        if (pthread_create(&id[t], &attr, emu_thread_main, &arg[t]) != 0) {
+            perror("pthread_create");
+            exit(2);
+        }
+    }
+    pthread_attr_destroy(&attr);
+    for (unsigned t = 0; t < threads; t++)
+        pthread_join(id[t], NULL);
+    pthread_barrier_destroy(&block_barrier);
+}
+
+/* ---- cases ---- */
+
+static uint64_t rng_state;
+static uint64_t next()
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static double uniform() { return (double)(next() >> 11) / 9007199254740992.0; }
+
+enum {
+    BOXES_AWAY = 1, /* every 7th periodic coordinate a few boxes away */
+    LOW_HALF = 2,   /* x in the lower half only: empty cells above */
+    ON_NODES = 4,   /* every 5th coordinate on a grid line: fraction 0 */
+    ONE_CELL = 8,   /* all particles in one or two cells */
+    FAR_AWAY = 16,  /* every 11th periodic coordinate up to 1000 boxes away */
+};
+
+struct spec {
+    int dim;
+    int64_t cells[3];
+    int periodic[3];
+    int W, M;
+    double per_cell; /* particles per cell */
+    int mode;
+    unsigned blocks; /* 0: one per line (as launched), else fewer: the grid-stride loop */
+};
+
+template <int M, int W>
+static void run_lines(int add, unsigned blocks, int threads, int xchunks, long long lines,
+                      const transfer_args &t, const int64_t *off, const double *frac,
+                      long long n, const double *v, double sigma, double *y)
+{
+    launch(blocks, (unsigned)threads, [&] {
+        if (add)
+            k_deposit_lines<double, M, W, 1>(lines, xchunks, t, off, frac, n, v, 1.0, y);
+        else
+            k_deposit_lines<double, M, W, 0>(lines, xchunks, t, off, frac, n, v, sigma, y);
+    });
+}
+
+static void must(int status, const char *what)
+{
+    if (status != 0) {
+        printf("%s: %s\n", what, partile_last_error_detail());
+        exit(2);
+    }
+}
+
+/* One grid and particle set; both ADD values. Returns the failures. */
+static int run_case(const spec &s, uint64_t seed)
+{
+    rng_state = seed;
+    partile_grid_t g;
+    memset(&g, 0, sizeof g);
+    g.dim = s.dim;
+    int64_t ncells = 1;
+    for (int a = 0; a < 3; a++) {
+        g.cells[a] = a < s.dim ? s.cells[a] : 1;
+        g.lower[a] = -1.5 + 0.25 * a;
+        g.spacing[a] = 0.125 + 0.0625 * a;
+        g.periodic[a] = a < s.dim ? s.periodic[a] : 0;
+        ncells *= g.cells[a];
+    }
+    const int M = s.M;
+    const size_t n = (size_t)(s.per_cell * (double)ncells + 0.5), n1 = n ? n : 1;
+    std::vector<double> x(3 * n1);
+    for (int a = 0; a < s.dim; a++)
+        for (size_t p = 0; p < n; p++) {
+            const double L = (double)g.cells[a] * g.spacing[a];
+            double u = uniform();
+            if ((s.mode & LOW_HALF) && a == 0)
+                u *= 0.5;
+            if (s.mode & ONE_CELL)
+                u = (a == 0 ? 0.37 : 0.61) + 0.001 * u;
+            double c = g.lower[a] + u * L * (1.0 - 1e-12);
+            if ((s.mode & ON_NODES) && next() % 5 == 0)
+                c = g.lower[a] + (double)(next() % (uint64_t)g.cells[a]) * g.spacing[a];
+            if (g.periodic[a] && (s.mode & BOXES_AWAY) && p % 7 == 0)
+                c += (double)((int64_t)(next() % 7) - 3) * L;
+            if (g.periodic[a] && (s.mode & FAR_AWAY) && p % 11 == 0)
+                c += (double)((int64_t)(next() % 2001) - 1000) * L;
+            x[a * n + p] = c;
+        }
+    std::vector<double> values(n1 * M);
+    for (double &v : values)
+        v = 2 * uniform() - 1;
+    int64_t pts[3], total;
+    must(partile_field_shape(&g, PARTILE_CENTERING_NODE, pts, &total), "field shape");
+    std::vector<double> y0(total * M);
+    for (size_t i = 0; i < y0.size(); i++) /* some -0: y + 0 is +0 */
+        y0[i] = i % 13 == 5 ? -0.0 : 2 * uniform() - 1;
+
+    /* the reference: sort, permute, sorted deposit into y0 and into zeros */
+    partile_context_t *ref = NULL;
+    must(partile_context_create("reference", 0, &ref), "reference context");
+    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { 0 } };
+    for (int a = 0; a < s.dim; a++)
+        pos.axis[a] = x.data() + a * n;
+    std::vector<int64_t> off(ncells + 1), perm(n1);
+    int64_t bad = -1;
+    must(partile_sort(ref, &g, n, &pos, off.data(), perm.data(), NULL, &bad), "sort");
+    std::vector<double> xs(3 * n1), vs(n1 * M);
+    for (size_t i = 0; i < n; i++) {
+        for (int a = 0; a < s.dim; a++)
+            xs[a * n + i] = x[a * n + perm[i]];
+        for (int j = 0; j < M; j++)
+            vs[i * M + j] = values[perm[i] * M + j];
+    }
+    partile_vectors_t spos = { PARTILE_DTYPE_FLOAT64, { 0 } };
+    for (int a = 0; a < s.dim; a++)
+        spos.axis[a] = xs.data() + a * n;
+    const partile_shape_t shape = s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC;
+    partile_transfer_t tr = { &g, shape, PARTILE_CENTERING_NODE, M, NULL };
+    std::vector<double> added = y0, alone(total * M, 0.0);
+    must(partile_deposit(ref, &tr, n, &spos, vs.data(), off.data(), added.data(), &bad),
+         "reference deposit");
+    must(partile_deposit(ref, &tr, n, &spos, vs.data(), off.data(), alone.data(), &bad),
+         "reference deposit");
+    must(partile_context_destroy(ref), "context destroy");
+
+    /* the check pass: the fractions, and no particle flagged */
+    transfer_args t;
+    memset(&t, 0, sizeof t);
+    t.grid = g;
+    t.pos = spos;
+    t.shape = shape;
+    t.centering = PARTILE_CENTERING_NODE;
+    t.m = M;
+    std::vector<double> frac(3 * n1, NAN);
+    ull flags[3] = { NO_BAD, NO_BAD, NO_BAD };
+    launch(1, 32, [&] {
+        k_check_particles((long long)n, t, &flags[0], &flags[1], off.data(), &flags[2],
+                          frac.data());
+    });
+    if (flags[0] != NO_BAD || flags[1] != NO_BAD || flags[2] != NO_BAD) {
+        printf("k_check_particles flagged %llx %llx %llx\n", flags[0], flags[1], flags[2]);
+        exit(2);
+    }
+
+    int threads, xchunks;
+    long long lines;
+    line_launch(&g, &threads, &xchunks, &lines);
+    const unsigned blocks = s.blocks && s.blocks < lines ? s.blocks : (unsigned)lines;
+    int fails = 0;
+    for (int add = 1; add >= 0; add--) {
+        const double sigma = 0.5 + uniform();
+        std::vector<double> y(total * M), want(total * M);
+        for (int64_t i = 0; i < total * M; i++) {
+            y[i] = add ? y0[i] : NAN; /* ADD = 0 overwrites */
+            want[i] = add ? added[i] : sigma * (0.0 + alone[i]);
+        }
+        const int divergent0 = divergent;
+        const long long syncs0 = block_syncs;
+        const long long nn = (long long)n;
+        if (s.W == 2 && M == 1)
+            run_lines<1, 2>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
+                            vs.data(), sigma, y.data());
+        else if (s.W == 2)
+            run_lines<3, 2>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
+                            vs.data(), sigma, y.data());
+        else if (M == 1)
+            run_lines<1, 4>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
+                            vs.data(), sigma, y.data());
+        else
+            run_lines<3, 4>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
+                            vs.data(), sigma, y.data());
+        int64_t differ = 0, first = 0;
+        for (int64_t i = 0; i < total * M; i++)
+            if (memcmp(&want[i], &y[i], sizeof(double)) != 0 && differ++ == 0)
+                first = i;
+        const char periodic[4] = { (char)('0' + g.periodic[0]), (char)('0' + g.periodic[1]),
+                                   (char)('0' + g.periodic[2]), 0 };
+        char what[160];
+        snprintf(what, sizeof what, "%s %dd cells %lldx%lldx%lld periodic %.*s M %d n %zu mode %d",
+                 s.W == 2 ? "CIC" : "TSC", s.dim, (long long)g.cells[0], (long long)g.cells[1],
+                 (long long)g.cells[2], s.dim, periodic, M, n, s.mode);
+        if (differ || divergent != divergent0) {
+            const int64_t q = first / M;
+            printf("FAIL %s blocks %u ADD %d: %lld of %lld values differ, first point "
+                   "(%lld,%lld,%lld) component %lld: want %.17g got %.17g; %d divergent barriers\n",
+                   what, blocks, add, (long long)differ, (long long)(total * M),
+                   (long long)(q % pts[0]), (long long)(q / pts[0] % pts[1]),
+                   (long long)(q / pts[0] / pts[1]), (long long)(first % M), want[first], y[first],
+                   divergent - divergent0);
+            fails++;
+        } else {
+            printf("ok %s: %u blocks of %d (%lld lines, %d x chunks) ADD %d, %lld barriers\n", what,
+                   blocks, threads, lines, xchunks, add, block_syncs - syncs0);
+        }
+    }
+    return fails;
+}
+
+/* A representative subset: the 260-cell line (windows wrapping, three x
+ * chunks, non-periodic ghost points), 129/131 cells (two chunks), small
+ * periodic axes (2-6 cells: a point's window covers the axis), dense rows
+ * (more particles than one staged chunk), sparse and one-cell sets (empty
+ * cells and rows), particles boxes away, fewer blocks than lines. */
+static const spec cases[] = {
+    /* CIC, 1-D */
+    { 1, { 260 }, { 1 }, 2, 1, 3.0, BOXES_AWAY, 0 },
+    { 1, { 260 }, { 0 }, 2, 3, 12.0, LOW_HALF, 3 },
+    { 1, { 129 }, { 1 }, 2, 3, 3.0, BOXES_AWAY | FAR_AWAY, 0 },
+    { 1, { 2 }, { 1 }, 2, 1, 150.0, BOXES_AWAY, 0 },
+    { 1, { 3 }, { 1 }, 2, 3, 40.0, BOXES_AWAY | FAR_AWAY | ON_NODES, 1 },
+    { 1, { 5 }, { 0 }, 2, 1, 0.3, ON_NODES, 0 },
+    { 1, { 33 }, { 1 }, 2, 1, 40.0, ONE_CELL | BOXES_AWAY, 0 },
+    { 1, { 1 }, { 0 }, 2, 3, 40.0, 0, 0 },
+    /* CIC, 2-D */
+    { 2, { 260, 5 }, { 1, 1 }, 2, 1, 3.0, BOXES_AWAY | FAR_AWAY, 0 },
+    { 2, { 260, 5 }, { 1, 0 }, 2, 3, 0.3, ON_NODES | LOW_HALF, 3 },
+    { 2, { 2, 2 }, { 1, 1 }, 2, 3, 150.0, BOXES_AWAY, 0 },
+    { 2, { 3, 4 }, { 1, 0 }, 2, 1, 40.0, FAR_AWAY | ON_NODES, 1 },
+    { 2, { 6, 5 }, { 0, 0 }, 2, 3, 3.0, 0, 0 },
+    { 2, { 1, 3 }, { 0, 1 }, 2, 1, 40.0, ONE_CELL | BOXES_AWAY, 0 },
+    /* CIC, 3-D */
+    { 3, { 2, 3, 4 }, { 1, 1, 1 }, 2, 1, 150.0, BOXES_AWAY, 0 },
+    { 3, { 5, 6, 2 }, { 0, 0, 0 }, 2, 3, 3.0, LOW_HALF, 1 },
+    { 3, { 4, 4, 4 }, { 1, 0, 1 }, 2, 1, 0.3, ON_NODES | FAR_AWAY | BOXES_AWAY, 0 },
+    { 3, { 131, 2, 3 }, { 1, 1, 1 }, 2, 3, 6.0, BOXES_AWAY, 3 },
+    { 3, { 260, 5, 4 }, { 0, 1, 0 }, 2, 1, 3.0, BOXES_AWAY, 0 },
+    { 3, { 3, 2, 5 }, { 1, 1, 0 }, 2, 3, 40.0, ONE_CELL | BOXES_AWAY, 0 },
+    /* TSC (periodic axes of at least 4 cells) */
+    { 1, { 260 }, { 1 }, 4, 1, 3.0, BOXES_AWAY | FAR_AWAY, 0 },
+    { 1, { 4 }, { 1 }, 4, 3, 150.0, BOXES_AWAY | ON_NODES, 0 },
+    { 1, { 5 }, { 0 }, 4, 1, 40.0, LOW_HALF, 1 },
+    { 2, { 129, 4 }, { 1, 1 }, 4, 3, 3.0, BOXES_AWAY, 3 },
+    { 2, { 6, 5 }, { 0, 1 }, 4, 1, 40.0, ON_NODES | BOXES_AWAY, 0 },
+    { 3, { 4, 5, 6 }, { 1, 0, 1 }, 4, 3, 12.0, BOXES_AWAY | FAR_AWAY, 0 },
+    { 3, { 2, 3, 4 }, { 0, 0, 1 }, 4, 1, 0.3, ON_NODES | BOXES_AWAY, 0 },
+};
+
+int main(int argc, char **argv)
+{
+    const uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (uint64_t)time(NULL);
+    printf("# seed %llu\n", (unsigned long long)seed);
+    int fails = 0, runs = 0;
+    for (int set = 0; set < 2; set++) /* two particle sets per case */
+        for (const spec &s : cases) {
+            fails += run_case(s, seed * 1000003u + (uint64_t)runs);
+            runs += 2;
+        }
+    printf("# %d kernel runs, %d not bitwise equal\n", runs, fails);
+    return fails != 0;
+}
