@@ -1,6 +1,8 @@
 /* The GPU sorted deposit k_deposit_lines (backends/gpu/deposit_gpu.inc) run
  * on the CPU against the reference backend's sorted deposit, bit for bit, so
- * that its summation order is checked where there is no GPU. The device
+ * that its summation order is checked where there is no GPU; the same for
+ * the per-point deposit k_deposit_points (TSC's path and the apply's) and
+ * the gather k_gather_nodes. The device
  * parts of the GPU sources (cut at their host-side markers by
  * tests/device_part.awk) compile here as host C++: a thread per GPU thread
  * of a block, __syncthreads a barrier, __shared__ arrays static, the blocks
@@ -72,6 +74,10 @@ using std::fma;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
 #pragma GCC diagnostic ignored "-Wunused-function"
+#if defined(__GNUC__) && !defined(__clang__)
+/* k_gather_nodes leaves a stencil's unused entries unset: count[] skips them */
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 /* each cut file closes its include guard, so the full files named by the
  * next one's #include are skipped */
 #include "gpu_common_device.inc"
@@ -177,6 +183,25 @@ static void run_lines(int add, unsigned blocks, int threads, int xchunks, long l
     });
 }
 
+/* k_deposit_points, a thread per grid point: three blocks of 64 threads, so
+ * that its grid-stride loop visits every point. */
+template <int W>
+static void run_points(int M, int add, long long points, const transfer_args &t,
+                       const int64_t *off, const double *frac, long long n, const double *v,
+                       double sigma, double *y)
+{
+    launch(3, 64, [&] {
+        if (M == 1 && add)
+            k_deposit_points<double, 1, W, 1>(points, t, off, frac, v, 1.0, n, y);
+        else if (M == 1)
+            k_deposit_points<double, 1, W, 0>(points, t, off, frac, v, sigma, n, y);
+        else if (add)
+            k_deposit_points<double, 3, W, 1>(points, t, off, frac, v, 1.0, n, y);
+        else
+            k_deposit_points<double, 3, W, 0>(points, t, off, frac, v, sigma, n, y);
+    });
+}
+
 static void must(int status, const char *what)
 {
     if (status != 0) {
@@ -255,6 +280,9 @@ static int run_case(const spec &s, uint64_t seed)
          "reference deposit");
     must(partile_deposit(ref, &tr, n, &spos, vs.data(), off.data(), alone.data(), &bad),
          "reference deposit");
+    std::vector<double> gathered(n1 * M); /* the reference gather of `added` */
+    must(partile_gather(ref, &tr, n, &spos, added.data(), gathered.data(), &bad),
+         "reference gather");
     must(partile_context_destroy(ref), "context destroy");
 
     /* the check pass: the fractions, and no particle flagged */
@@ -326,6 +354,39 @@ static int run_case(const spec &s, uint64_t seed)
             printf("ok %s: %u blocks of %d (%lld lines, %d x chunks) ADD %d, %lld barriers\n", what,
                    blocks, threads, lines, xchunks, add, block_syncs - syncs0);
         }
+        /* the per-point kernel on the same fractions (TSC's sorted deposit,
+         * the apply's TSC half): the same bits */
+        std::vector<double> yp(total * M);
+        for (int64_t i = 0; i < total * M; i++)
+            yp[i] = add ? y0[i] : NAN;
+        if (s.W == 2)
+            run_points<2>(M, add, total, t, off.data(), frac.data(), nn, vs.data(), sigma,
+                          yp.data());
+        else
+            run_points<4>(M, add, total, t, off.data(), frac.data(), nn, vs.data(), sigma,
+                          yp.data());
+        if (memcmp(want.data(), yp.data(), want.size() * sizeof(double)) != 0) {
+            printf("FAIL %s: k_deposit_points ADD %d differs from the reference\n", what, add);
+            fails++;
+        }
+    }
+    /* the gather (any order; here the sorted particles) of the deposited field */
+    std::vector<double> got(n1 * M, NAN);
+    const long long nn = (long long)n;
+    launch(3, 64, [&] {
+        if (s.W == 2 && M == 1)
+            k_gather_nodes<1, PARTILE_SHAPE_CIC>(nn, t, added.data(), got.data());
+        else if (s.W == 2)
+            k_gather_nodes<3, PARTILE_SHAPE_CIC>(nn, t, added.data(), got.data());
+        else if (M == 1)
+            k_gather_nodes<1, PARTILE_SHAPE_TSC>(nn, t, added.data(), got.data());
+        else
+            k_gather_nodes<3, PARTILE_SHAPE_TSC>(nn, t, added.data(), got.data());
+    });
+    if (memcmp(gathered.data(), got.data(), n * M * sizeof(double)) != 0) {
+        printf("FAIL %s %dd n %zu: k_gather_nodes differs from the reference gather\n",
+               s.W == 2 ? "CIC" : "TSC", s.dim, n);
+        fails++;
     }
     return fails;
 }
@@ -379,6 +440,7 @@ int main(int argc, char **argv)
             fails += run_case(s, seed * 1000003u + (uint64_t)runs);
             runs += 2;
         }
-    printf("# %d kernel runs, %d not bitwise equal\n", runs, fails);
+    printf("# %d line-kernel runs (each with the per-point kernel; a gather per case), %d not "
+           "bitwise equal\n", runs, fails);
     return fails != 0;
 }
