@@ -17,57 +17,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <functional>
 #include <vector>
 
-#include <pthread.h>
-
-#include "partile/partile.h"
-
-/* ---- the CUDA spellings the device code uses, for the host ---- */
-
-struct emu_dim3 {
-    unsigned x, y, z;
-};
-static thread_local emu_dim3 threadIdx, blockIdx;
-static emu_dim3 blockDim, gridDim;
-static pthread_barrier_t block_barrier;
-static thread_local long long thread_syncs; /* per block: all threads must agree */
-static long long block_syncs;                 /* in all, for the log */
-
-static void emu_syncthreads()
-{
-    thread_syncs++;
-    if (threadIdx.x == 0)
-        block_syncs++;
-    pthread_barrier_wait(&block_barrier);
-}
-
-/* k_check_particles' first-bad word: atomic, as its threads run at once. */
-static unsigned long long atomicMin(unsigned long long *a, unsigned long long v)
-{
-    unsigned long long old = __atomic_load_n(a, __ATOMIC_RELAXED);
-    while (v < old && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_RELAXED,
-                                                   __ATOMIC_RELAXED)) {
-    }
-    return old;
-}
-static double atomicAdd(double *a, double v) /* k_deposit_atomic, not run here */
-{
-    const double old = *a;
-    *a = old + v;
-    return old;
-}
-
-using std::fma;
-#define __global__
-#define __device__
-#define __forceinline__ inline
-#define __shared__ static
-#define __launch_bounds__(...)
-#define __syncthreads() emu_syncthreads()
-#define PARTILE_DEVICE static inline
-#define PARTILE_GRID_CONSTANT
+#include "emulate_gpu.h"
 
 /* The kernel code is written for nvcc and hipcc; host compilers see pragmas
  * they do not know and kernels this test does not call. */
@@ -85,72 +37,7 @@ using std::fma;
 #include "deposit_gpu_device.inc"
 #pragma GCC diagnostic pop
 
-/* ---- launches ---- */
-
-struct emu_thread {
-    unsigned t;
-    const std::function<void()> *body;
-    std::vector<long long> *syncs;
-};
-
-static int divergent; /* blocks whose threads passed different barrier counts */
-
-static void *emu_thread_main(void *p)
-{
-    const emu_thread *e = (const emu_thread *)p;
-    threadIdx = emu_dim3{ e->t, 0, 0 };
-    for (unsigned b = 0; b < gridDim.x; b++) {
-        blockIdx = emu_dim3{ b, 0, 0 };
-        thread_syncs = 0;
-        (*e->body)();
-        (*e->syncs)[e->t] = thread_syncs;
-        /* the block is done (its shared arrays are free) before the next
-         * starts, and its barrier counts are compared */
-        pthread_barrier_wait(&block_barrier);
-        if (e->t == 0)
-            for (long long s : *e->syncs)
-                divergent += s != (*e->syncs)[0];
-        pthread_barrier_wait(&block_barrier);
-    }
-    return NULL;
-}
-
-/* A launch of `blocks` blocks of `threads` threads, the blocks in turn. */
-static void launch(unsigned blocks, unsigned threads, const std::function<void()> &body)
-{
-    gridDim = emu_dim3{ blocks, 1, 1 };
-    blockDim = emu_dim3{ threads, 1, 1 };
-    pthread_barrier_init(&block_barrier, NULL, threads);
-    std::vector<long long> syncs(threads);
-    std::vector<emu_thread> arg(threads);
-    std::vector<pthread_t> id(threads);
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, 1 << 20); /* small frames; not 128 x 8 MiB reserved */
-    for (unsigned t = 0; t < threads; t++) {
-        arg[t] = emu_thread{ t, &body, &syncs };
-        if (pthread_create(&id[t], &attr, emu_thread_main, &arg[t]) != 0) {
-            perror("pthread_create");
-            exit(2);
-        }
-    }
-    pthread_attr_destroy(&attr);
-    for (unsigned t = 0; t < threads; t++)
-        pthread_join(id[t], NULL);
-    pthread_barrier_destroy(&block_barrier);
-}
-
 /* ---- cases ---- */
-
-static uint64_t rng_state;
-static uint64_t next()
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static double uniform() { return (double)(next() >> 11) / 9007199254740992.0; }
 
 enum {
     BOXES_AWAY = 1, /* every 7th periodic coordinate a few boxes away */
@@ -202,29 +89,12 @@ static void run_points(int M, int add, long long points, const transfer_args &t,
     });
 }
 
-static void must(int status, const char *what)
-{
-    if (status != 0) {
-        printf("%s: %s\n", what, partile_last_error_detail());
-        exit(2);
-    }
-}
-
 /* One grid and particle set; both ADD values. Returns the failures. */
 static int run_case(const spec &s, uint64_t seed)
 {
     rng_state = seed;
     partile_grid_t g;
-    memset(&g, 0, sizeof g);
-    g.dim = s.dim;
-    int64_t ncells = 1;
-    for (int a = 0; a < 3; a++) {
-        g.cells[a] = a < s.dim ? s.cells[a] : 1;
-        g.lower[a] = -1.5 + 0.25 * a;
-        g.spacing[a] = 0.125 + 0.0625 * a;
-        g.periodic[a] = a < s.dim ? s.periodic[a] : 0;
-        ncells *= g.cells[a];
-    }
+    const int64_t ncells = emu_grid(&g, s.dim, s.cells, s.periodic);
     const int M = s.M;
     const size_t n = (size_t)(s.per_cell * (double)ncells + 0.5), n1 = n ? n : 1;
     std::vector<double> x(3 * n1);
@@ -331,16 +201,11 @@ static int run_case(const spec &s, uint64_t seed)
         else
             run_lines<3, 4>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
                             vs.data(), sigma, y.data());
-        int64_t differ = 0, first = 0;
-        for (int64_t i = 0; i < total * M; i++)
-            if (memcmp(&want[i], &y[i], sizeof(double)) != 0 && differ++ == 0)
-                first = i;
-        const char periodic[4] = { (char)('0' + g.periodic[0]), (char)('0' + g.periodic[1]),
-                                   (char)('0' + g.periodic[2]), 0 };
+        int64_t first;
+        const int64_t differ = emu_differ(want.data(), y.data(), total * M, &first);
         char what[160];
-        snprintf(what, sizeof what, "%s %dd cells %lldx%lldx%lld periodic %.*s M %d n %zu mode %d",
-                 s.W == 2 ? "CIC" : "TSC", s.dim, (long long)g.cells[0], (long long)g.cells[1],
-                 (long long)g.cells[2], s.dim, periodic, M, n, s.mode);
+        snprintf(what, sizeof what, "%s M %d n %zu mode %d", emu_grid_name(g, s.W == 4).s, M, n,
+                 s.mode);
         if (differ || divergent != divergent0) {
             const int64_t q = first / M;
             printf("FAIL %s blocks %u ADD %d: %lld of %lld values differ, first point "

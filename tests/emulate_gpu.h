@@ -1,0 +1,188 @@
+/* The CPU emulation of GPU kernels shared by the emulation tests
+ * (tests/emulate_line_deposit.cc, tests/emulate_assembled_apply.cc): the
+ * CUDA spellings that the device parts of the backends/gpu .inc files use
+ * (cut at their host-side markers by tests/device_part.awk), for the host
+ * compiler; a launch runs a pthread per GPU thread of a block, __syncthreads
+ * a barrier, __shared__ arrays static, the blocks in turn, and counts the
+ * blocks whose threads passed different numbers of barriers (`divergent`).
+ * Also the tests' random numbers and `must`. Include once, before the cut
+ * device files. */
+#ifndef PARTILE_TESTS_EMULATE_GPU_H
+#define PARTILE_TESTS_EMULATE_GPU_H
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <vector>
+
+#include <pthread.h>
+
+#include "partile/partile.h"
+
+/* ---- the CUDA spellings the device code uses, for the host ---- */
+
+struct emu_dim3 {
+    unsigned x, y, z;
+};
+static thread_local emu_dim3 threadIdx, blockIdx;
+static emu_dim3 blockDim, gridDim;
+static pthread_barrier_t block_barrier;
+static thread_local long long thread_syncs; /* per block: all threads must agree */
+static long long block_syncs;                 /* in all, for the log */
+
+static void emu_syncthreads()
+{
+    thread_syncs++;
+    if (threadIdx.x == 0)
+        block_syncs++;
+    pthread_barrier_wait(&block_barrier);
+}
+
+/* k_check_particles' first-bad word: atomic, as its threads run at once. */
+static unsigned long long atomicMin(unsigned long long *a, unsigned long long v)
+{
+    unsigned long long old = __atomic_load_n(a, __ATOMIC_RELAXED);
+    while (v < old && !__atomic_compare_exchange_n(a, &old, v, false, __ATOMIC_RELAXED,
+                                                   __ATOMIC_RELAXED)) {
+    }
+    return old;
+}
+static double atomicAdd(double *a, double v) /* k_deposit_atomic, not run here */
+{
+    const double old = *a;
+    *a = old + v;
+    return old;
+}
+
+using std::fma;
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __shared__ static
+#define __launch_bounds__(...)
+#define __syncthreads() emu_syncthreads()
+#define PARTILE_DEVICE static inline
+#define PARTILE_GRID_CONSTANT
+
+/* ---- launches ---- */
+
+struct emu_thread {
+    unsigned t;
+    const std::function<void()> *body;
+    std::vector<long long> *syncs;
+};
+
+static int divergent; /* blocks whose threads passed different barrier counts */
+
+static void *emu_thread_main(void *p)
+{
+    const emu_thread *e = (const emu_thread *)p;
+    threadIdx = emu_dim3{ e->t, 0, 0 };
+    for (unsigned b = 0; b < gridDim.x; b++) {
+        blockIdx = emu_dim3{ b, 0, 0 };
+        thread_syncs = 0;
+        (*e->body)();
+        (*e->syncs)[e->t] = thread_syncs;
+        /* the block is done (its shared arrays are free) before the next
+         * starts, and its barrier counts are compared */
+        pthread_barrier_wait(&block_barrier);
+        if (e->t == 0)
+            for (long long s : *e->syncs)
+                divergent += s != (*e->syncs)[0];
+        pthread_barrier_wait(&block_barrier);
+    }
+    return NULL;
+}
+
+/* A launch of `blocks` blocks of `threads` threads, the blocks in turn. */
+static void launch(unsigned blocks, unsigned threads, const std::function<void()> &body)
+{
+    gridDim = emu_dim3{ blocks, 1, 1 };
+    blockDim = emu_dim3{ threads, 1, 1 };
+    pthread_barrier_init(&block_barrier, NULL, threads);
+    std::vector<long long> syncs(threads);
+    std::vector<emu_thread> arg(threads);
+    std::vector<pthread_t> id(threads);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 1 << 20); /* small frames; not 128 x 8 MiB reserved */
+    for (unsigned t = 0; t < threads; t++) {
+        arg[t] = emu_thread{ t, &body, &syncs };
+        if (pthread_create(&id[t], &attr, emu_thread_main, &arg[t]) != 0) {
+            perror("pthread_create");
+            exit(2);
+        }
+    }
+    pthread_attr_destroy(&attr);
+    for (unsigned t = 0; t < threads; t++)
+        pthread_join(id[t], NULL);
+    pthread_barrier_destroy(&block_barrier);
+}
+
+static uint64_t rng_state;
+static uint64_t next()
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static double uniform() { return (double)(next() >> 11) / 9007199254740992.0; }
+
+static void must(int status, const char *what)
+{
+    if (status != 0) {
+        printf("%s: %s\n", what, partile_last_error_detail());
+        exit(2);
+    }
+}
+
+
+/* A test grid: `dim` axes of cells[a] cells, periodic or not, unequal
+ * spacings and offset lower corners; unused axes 1 cell. Returns the cells. */
+static int64_t emu_grid(partile_grid_t *g, int dim, const int64_t *cells, const int *periodic)
+{
+    memset(g, 0, sizeof *g);
+    g->dim = dim;
+    int64_t ncells = 1;
+    for (int a = 0; a < 3; a++) {
+        g->cells[a] = a < dim ? cells[a] : 1;
+        g->lower[a] = -1.5 + 0.25 * a;
+        g->spacing[a] = 0.125 + 0.0625 * a;
+        g->periodic[a] = a < dim ? periodic[a] : 0;
+        ncells *= g->cells[a];
+    }
+    return ncells;
+}
+
+/* "CIC 2d cells 150x3x1 periodic 10": a case's grid, for the log. */
+struct emu_name {
+    char s[96];
+};
+static emu_name emu_grid_name(const partile_grid_t &g, int tsc)
+{
+    emu_name nm;
+    char periodic[4] = { 0, 0, 0, 0 };
+    for (int a = 0; a < g.dim && a < 3; a++)
+        periodic[a] = (char)('0' + g.periodic[a]);
+    snprintf(nm.s, sizeof nm.s, "%s %dd cells %lldx%lldx%lld periodic %s", tsc ? "TSC" : "CIC",
+             g.dim, (long long)g.cells[0], (long long)g.cells[1], (long long)g.cells[2], periodic);
+    return nm;
+}
+
+/* How many of count doubles differ in their bits; the first in *first. */
+static int64_t emu_differ(const double *want, const double *got, int64_t count, int64_t *first)
+{
+    int64_t differ = 0;
+    *first = 0;
+    for (int64_t i = 0; i < count; i++)
+        if (memcmp(&want[i], &got[i], sizeof(double)) != 0 && differ++ == 0)
+            *first = i;
+    return differ;
+}
+
+#endif
