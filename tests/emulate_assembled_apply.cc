@@ -161,23 +161,16 @@ static int run_case(const spec &s, uint64_t seed)
     /* the reference: sort, permute, assemble, apply */
     partile_context_t *ref = NULL;
     must(partile_context_create("reference", 0, &ref), "reference context");
-    partile_vectors_t vpos = { PARTILE_DTYPE_FLOAT64, { 0 } };
-    for (int a = 0; a < s.dim; a++)
-        vpos.axis[a] = pos.data() + a * n;
     std::vector<int64_t> off(ncells + 1), perm(n1);
-    int64_t bad = -1;
-    must(partile_sort(ref, &g, n, &vpos, off.data(), perm.data(), NULL, &bad), "sort");
-    std::vector<double> ps(3 * n1), qs(n1), oms(3 * n1);
+    std::vector<double> ps, qs(n1), oms(3 * n1);
+    partile_vectors_t spos, somega = { PARTILE_DTYPE_FLOAT64, { 0 } };
+    emu_sort(ref, g, n, pos, off, perm, ps, &spos);
     for (size_t i = 0; i < n; i++) {
-        for (int a = 0; a < s.dim; a++)
-            ps[a * n + i] = pos[a * n + perm[i]];
         for (int a = 0; a < 3; a++)
             oms[a * n + i] = om[a * n + perm[i]];
         qs[i] = q[perm[i]];
     }
-    partile_vectors_t spos = { PARTILE_DTYPE_FLOAT64, { 0 } }, somega = spos;
-    for (int a = 0; a < s.dim; a++)
-        spos.axis[a] = ps.data() + a * n;
+    int64_t bad = -1;
     for (int a = 0; a < 3; a++)
         somega.axis[a] = oms.data() + a * n;
 

@@ -142,6 +142,28 @@ static void must(int status, const char *what)
 }
 
 
+/* The reference's sort of the SoA positions x (g.dim axes of n): the cell
+ * list off, the permutation perm, the sorted positions xs and spos, a view
+ * of them. Callers permute their other arrays with perm. */
+static void emu_sort(partile_context_t *ref, const partile_grid_t &g, size_t n,
+                     const std::vector<double> &x, std::vector<int64_t> &off,
+                     std::vector<int64_t> &perm, std::vector<double> &xs,
+                     partile_vectors_t *spos)
+{
+    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { 0 } };
+    for (int a = 0; a < g.dim; a++)
+        pos.axis[a] = x.data() + a * n;
+    int64_t bad = -1;
+    must(partile_sort(ref, &g, n, &pos, off.data(), perm.data(), NULL, &bad), "sort");
+    xs.assign(x.size(), 0.0);
+    for (int a = 0; a < g.dim; a++)
+        for (size_t i = 0; i < n; i++)
+            xs[a * n + i] = x[a * n + perm[i]];
+    *spos = partile_vectors_t{ PARTILE_DTYPE_FLOAT64, { 0 } };
+    for (int a = 0; a < g.dim; a++)
+        spos->axis[a] = xs.data() + a * n;
+}
+
 /* A test grid: `dim` axes of cells[a] cells, periodic or not, unequal
  * spacings and offset lower corners; unused axes 1 cell. Returns the cells. */
 static int64_t emu_grid(partile_grid_t *g, int dim, const int64_t *cells, const int *periodic)

@@ -127,22 +127,14 @@ static int run_case(const spec &s, uint64_t seed)
     /* the reference: sort, permute, sorted deposit into y0 and into zeros */
     partile_context_t *ref = NULL;
     must(partile_context_create("reference", 0, &ref), "reference context");
-    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { 0 } };
-    for (int a = 0; a < s.dim; a++)
-        pos.axis[a] = x.data() + a * n;
     std::vector<int64_t> off(ncells + 1), perm(n1);
-    int64_t bad = -1;
-    must(partile_sort(ref, &g, n, &pos, off.data(), perm.data(), NULL, &bad), "sort");
-    std::vector<double> xs(3 * n1), vs(n1 * M);
-    for (size_t i = 0; i < n; i++) {
-        for (int a = 0; a < s.dim; a++)
-            xs[a * n + i] = x[a * n + perm[i]];
+    std::vector<double> xs, vs(n1 * M);
+    partile_vectors_t spos;
+    emu_sort(ref, g, n, x, off, perm, xs, &spos);
+    for (size_t i = 0; i < n; i++)
         for (int j = 0; j < M; j++)
             vs[i * M + j] = values[perm[i] * M + j];
-    }
-    partile_vectors_t spos = { PARTILE_DTYPE_FLOAT64, { 0 } };
-    for (int a = 0; a < s.dim; a++)
-        spos.axis[a] = xs.data() + a * n;
+    int64_t bad = -1;
     const partile_shape_t shape = s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC;
     partile_transfer_t tr = { &g, shape, PARTILE_CENTERING_NODE, M, NULL };
     std::vector<double> added = y0, alone(total * M, 0.0);
