@@ -1,7 +1,7 @@
-/* Index arithmetic of the line-of-points deposit (k_deposit_lines,
- * backends/gpu/deposit_gpu.inc): which cells a node point's window reaches,
- * in which order, and which cell ranges a block of consecutive points
- * stages. Plain C so that a CPU test (tests/test_line_window.c) checks it
+/* Index arithmetic of the sorted deposit by fractions (k_deposit_lines and
+ * k_deposit_points, backends/gpu/deposit_gpu.inc): which cells a node
+ * point's window reaches, in which order, and which cell ranges a block of
+ * consecutive points stages. Plain C so that a CPU test (tests/test_line_window.c) checks it
  * against brute force for periodic and non-periodic axes. */
 #ifndef PARTILE_GPU_LINE_WINDOW_H
 #define PARTILE_GPU_LINE_WINDOW_H
