@@ -27,14 +27,7 @@
 
 #include "emulate_gpu.h"
 
-/* The kernel code is written for nvcc and hipcc; host compilers see pragmas
- * they do not know and kernels this test does not call. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+EMU_DEVICE_CODE_BEGIN
 /* each cut file closes its include guard, so the full files named by the
  * next one's #include are skipped; apply_gpu.inc goes after deposit_gpu.inc */
 #include "gpu_common_device.inc"
@@ -49,7 +42,7 @@
 #define __shared__
 #include "apply_gpu_device.inc"
 #pragma pop_macro("__shared__")
-#pragma GCC diagnostic pop
+EMU_DEVICE_CODE_END
 
 /* ---- dynamic shared memory ---- */
 

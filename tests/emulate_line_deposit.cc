@@ -21,21 +21,13 @@
 
 #include "emulate_gpu.h"
 
-/* The kernel code is written for nvcc and hipcc; host compilers see pragmas
- * they do not know and kernels this test does not call. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunknown-pragmas"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#if defined(__GNUC__) && !defined(__clang__)
-/* k_gather_nodes leaves a stencil's unused entries unset: count[] skips them */
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+EMU_DEVICE_CODE_BEGIN
 /* each cut file closes its include guard, so the full files named by the
  * next one's #include are skipped */
 #include "gpu_common_device.inc"
 #include "transfer_common_device.inc"
 #include "deposit_gpu_device.inc"
-#pragma GCC diagnostic pop
+EMU_DEVICE_CODE_END
 
 /* ---- cases ---- */
 
