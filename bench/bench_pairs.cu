@@ -9,7 +9,7 @@
  * interaction against the measured FMA peak: partile_fma_peak for FP64, a
  * plain FP32 FMA kernel here). Interactions = the expected number of
  * ordered pairs within r_c, n (n − 1) (4π/3) r_c³ in a unit box.
- * usage: bench_pairs [--json FILE] [--max-work W] [--max-n N] */
+ * usage: bench_pairs [--json FILE] [--max-work W] [--max-n N] [--max-ppc P] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +88,7 @@ static __global__ void to_f32(long long n, const double *x, float *y)
 int main(int argc, char **argv)
 {
     const char *json_path = NULL;
-    double max_work = 2e9, max_n = 1e8; /* work = particles × particles per cell */
+    double max_work = 2e9, max_n = 1e8, max_ppc = 128; /* work = particles × particles per cell */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json_path = argv[++i];
@@ -96,8 +96,10 @@ int main(int argc, char **argv)
             max_work = atof(argv[++i]);
         else if (!strcmp(argv[i], "--max-n") && i + 1 < argc)
             max_n = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--max-ppc") && i + 1 < argc)
+            max_ppc = atof(argv[++i]);
         else {
-            fprintf(stderr, "usage: bench_pairs [--json FILE] [--max-work W] [--max-n N]\n");
+            fprintf(stderr, "usage: bench_pairs [--json FILE] [--max-work W] [--max-n N] [--max-ppc P]\n");
             return 2;
         }
     }
@@ -130,7 +132,7 @@ int main(int argc, char **argv)
         for (int pi = 0; pi < 8; pi++)
             for (int ni = 0; ni < 4; ni++) {
                 const int ppc = ppcs[pi];
-                if (ns[ni] > max_n || ns[ni] * ppc > max_work)
+                if (ns[ni] > max_n || ns[ni] * ppc > max_work || ppc > max_ppc)
                     continue;
                 const long long side = llround(cbrt(ns[ni] / ppc));
                 if (side < 3)

@@ -93,7 +93,7 @@ if [ -n "${PARTILE_PAIRS_PROFILE:-}" ] && command -v nsys >/dev/null; then
   nsys stats --report cuda_gpu_kern_sum --format csv /tmp/pairs-prof.nsys-rep 2>/dev/null |
     cut -c1-220 | head -24 | tee -a "$OUT/bench.txt"
 fi
-"$build/bench/bench_pairs" --json "$OUT/pairs.json" --max-work "${PARTILE_PAIRS_MAX_WORK:-2e9}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+"$build/bench/bench_pairs" --json "$OUT/pairs.json" --max-work "${PARTILE_PAIRS_MAX_WORK:-2e9}" ${PARTILE_PAIRS_ARGS:-} 2>&1 | tee -a "$OUT/bench.txt" || status=1
 fi
 
 if want mass-profile && command -v ncu >/dev/null; then
