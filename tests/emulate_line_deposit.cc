@@ -50,16 +50,16 @@ struct spec {
     unsigned blocks; /* 0: one per line (as launched), else fewer: the grid-stride loop */
 };
 
-template <int M>
+template <int M, int PER>
 static void run_lines(int add, unsigned blocks, int threads, int xchunks, long long lines,
                       const transfer_args &t, const int64_t *off, const double *frac,
                       long long n, const double *v, double sigma, double *y)
 {
     launch(blocks, (unsigned)threads, [&] {
         if (add)
-            k_deposit_lines<double, M, 1>(lines, xchunks, t, off, frac, n, v, 1.0, y);
+            k_deposit_lines<double, M, 1, PER>(lines, xchunks, t, off, frac, n, v, 1.0, y);
         else
-            k_deposit_lines<double, M, 0>(lines, xchunks, t, off, frac, n, v, sigma, y);
+            k_deposit_lines<double, M, 0, PER>(lines, xchunks, t, off, frac, n, v, sigma, y);
     });
 }
 
@@ -176,12 +176,20 @@ static int run_case(const spec &s, uint64_t seed)
         const long long nn = (long long)n;
         if (s.W != 2) /* the line kernel is CIC only: TSC checks the others */
             y = want;
+        /* both chunk sizes the library launches (PER 4 dense, 1 sparse rows),
+         * one per ADD so that every case checks both */
+        else if (M == 1 && add)
+            run_lines<1, 4>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
+                            vs.data(), sigma, y.data());
         else if (M == 1)
-            run_lines<1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
-                         vs.data(), sigma, y.data());
+            run_lines<1, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
+                            vs.data(), sigma, y.data());
+        else if (add)
+            run_lines<3, 4>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
+                            vs.data(), sigma, y.data());
         else
-            run_lines<3>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
-                         vs.data(), sigma, y.data());
+            run_lines<3, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
+                            vs.data(), sigma, y.data());
         int64_t first;
         const int64_t differ = emu_differ(want.data(), y.data(), total * M, &first);
         char what[160];
@@ -197,8 +205,8 @@ static int run_case(const spec &s, uint64_t seed)
                    divergent - divergent0);
             fails++;
         } else {
-            printf("ok %s: %u blocks of %d (%lld lines, %d x chunks) ADD %d, %lld barriers\n", what,
-                   blocks, threads, lines, xchunks, add, block_syncs - syncs0);
+            printf("ok %s: %u blocks of %d (%lld lines, %d x chunks) ADD %d PER %d, %lld barriers\n",
+                   what, blocks, threads, lines, xchunks, add, add ? 4 : 1, block_syncs - syncs0);
         }
         /* the per-point kernel on the same fractions (TSC's sorted deposit,
          * the apply's TSC half): the same bits */
