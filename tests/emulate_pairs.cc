@@ -17,7 +17,7 @@
  * particle, a lattice with neighbours at exactly the cutoff, and a cluster
  * cell far denser than all-in-sm's staged capacity (the test checks that
  * some block falls back). Seed: the time, printed; give it as the argument
- * to rerun a failure. */
+ * to rerun a failure (and a case's index as the second, to run only it). */
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -319,12 +319,13 @@ static int run_set(partile_context_t *ref, const spec &s, const partile_grid_t &
                 printf("FAIL %s: %lld of %lld values differ", what, differ, (long long)nout * (long long)n);
                 if (differ) {
                     const long long out = first / (long long)n, i = first % (long long)n;
-                    printf(", first particle %lld %s: want %.9g got %.9g", i,
+                    printf(", first particle %lld %s: want %.17g (%a) got %.17g (%a)", i,
                            out == nout - 1 ? (lj ? "energy" : "density")
                            : out == 0      ? "force x"
                            : out == 1      ? "force y"
                                            : "force z",
-                           (double)want[first], (double)got[first]);
+                           (double)want[first], (double)want[first], (double)got[first],
+                           (double)got[first]);
                 }
                 printf("; %lld shared bytes written past the launch's; %d divergent blocks\n",
                        L.overrun, divergent - divergent0);
@@ -381,12 +382,15 @@ static const spec cases[] = {
 int main(int argc, char **argv)
 {
     const uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (uint64_t)time(NULL);
+    const long only = argc > 2 ? strtol(argv[2], NULL, 0) : -1; /* one case, by index */
     printf("seed %llu\n", (unsigned long long)seed);
     partile_context_t *ref = NULL;
     must(partile_context_create("reference", 0, &ref), "reference context");
     int fails = 0, cluster_unstaged = 0;
     const clock_t t0 = clock();
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        if (only >= 0 && (long)c != only)
+            continue;
         int unstaged = 0;
         fails += run_case(ref, cases[c], seed + c, &unstaged);
         if (cases[c].k == CLUSTER) {
