@@ -19,7 +19,10 @@
 #include <functional>
 #include <vector>
 
+#include <atomic>
+
 #include <pthread.h>
+#include <sched.h>
 
 #include "partile/partile.h"
 
@@ -30,16 +33,69 @@ struct emu_dim3 {
 };
 static thread_local emu_dim3 threadIdx, blockIdx;
 static emu_dim3 blockDim, gridDim;
-static pthread_barrier_t block_barrier;
+/* A barrier of n threads that yields while it waits: far cheaper than
+ * pthread_barrier_wait's futex wake of every waiter when hundreds of
+ * threads share two cores. */
+struct emu_barrier {
+    std::atomic<unsigned> count{ 0 }, gen{ 0 };
+    unsigned n = 1;
+};
+static void emu_barrier_init(emu_barrier *b, unsigned n)
+{
+    b->count.store(0);
+    b->gen.store(0);
+    b->n = n;
+}
+static void emu_barrier_wait(emu_barrier *b)
+{
+    const unsigned g = b->gen.load(std::memory_order_acquire);
+    if (b->count.fetch_add(1, std::memory_order_acq_rel) + 1 == b->n) {
+        b->count.store(0, std::memory_order_relaxed);
+        b->gen.fetch_add(1, std::memory_order_release);
+    } else {
+        while (b->gen.load(std::memory_order_acquire) == g)
+            sched_yield();
+    }
+}
+static emu_barrier block_barrier;
 static thread_local long long thread_syncs; /* per block: all threads must agree */
 static long long block_syncs;                 /* in all, for the log */
+
+/* Warp shuffles: lanes exchange through a slot per thread, between two
+ * barriers of the warp's threads, so every lane of a warp must call
+ * (as __shfl_up_sync with the full mask requires); per block, the lanes
+ * of a warp must agree on the number of shuffles (`divergent`). */
+#ifndef PARTILE_WARP_SIZE
+#define PARTILE_WARP_SIZE 32
+#endif
+static emu_barrier warp_barrier[1024 / PARTILE_WARP_SIZE];
+static uint64_t warp_slot[1024];
+static thread_local long long thread_shuffles;
+
+template <typename V> static V emu_shfl_up(V v, unsigned d)
+{
+    static_assert(sizeof(V) <= sizeof(uint64_t), "shuffle of a wide type");
+    const unsigned t = threadIdx.x, lane = t % PARTILE_WARP_SIZE, w = t / PARTILE_WARP_SIZE;
+    thread_shuffles++;
+    uint64_t bits = 0;
+    memcpy(&bits, &v, sizeof v);
+    warp_slot[t] = bits;
+    emu_barrier_wait(&warp_barrier[w]);
+    V r = v;
+    if (lane >= d)
+        memcpy(&r, &warp_slot[t - d], sizeof r);
+    emu_barrier_wait(&warp_barrier[w]); /* all read before the next shuffle writes */
+    return r;
+}
+#define PARTILE_SHFL_UP(v, d) emu_shfl_up((v), (unsigned)(d))
+static inline int __ffs(int x) { return __builtin_ffs(x); }
 
 static void emu_syncthreads()
 {
     thread_syncs++;
     if (threadIdx.x == 0)
         block_syncs++;
-    pthread_barrier_wait(&block_barrier);
+    emu_barrier_wait(&block_barrier);
 }
 
 /* k_check_particles' first-bad word: atomic, as its threads run at once. */
@@ -63,6 +119,10 @@ using std::fma;
 #define __device__
 #define __forceinline__ inline
 #define __shared__ static
+#define EMU_EXTERN_SHARED extern /* device_part.awk's `extern __shared__` */
+#define __host__
+/* after every standard header: glibc spells __attribute__((__noinline__)) */
+#define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
 #define __syncthreads() emu_syncthreads()
 #define PARTILE_DEVICE static inline
@@ -87,7 +147,7 @@ using std::fma;
 struct emu_thread {
     unsigned t;
     const std::function<void()> *body;
-    std::vector<long long> *syncs;
+    std::vector<long long> *syncs, *shuffles;
 };
 
 static int divergent; /* blocks whose threads passed different barrier counts */
@@ -99,15 +159,21 @@ static void *emu_thread_main(void *p)
     for (unsigned b = 0; b < gridDim.x; b++) {
         blockIdx = emu_dim3{ b, 0, 0 };
         thread_syncs = 0;
+        thread_shuffles = 0;
         (*e->body)();
         (*e->syncs)[e->t] = thread_syncs;
+        (*e->shuffles)[e->t] = thread_shuffles;
         /* the block is done (its shared arrays are free) before the next
          * starts, and its barrier counts are compared */
-        pthread_barrier_wait(&block_barrier);
-        if (e->t == 0)
-            for (long long s : *e->syncs)
-                divergent += s != (*e->syncs)[0];
-        pthread_barrier_wait(&block_barrier);
+        emu_barrier_wait(&block_barrier);
+        if (e->t == 0) {
+            int differ = 0;
+            for (size_t t = 0; t < e->syncs->size(); t++)
+                differ |= (*e->syncs)[t] != (*e->syncs)[0] ||
+                          (*e->shuffles)[t] != (*e->shuffles)[t - t % PARTILE_WARP_SIZE];
+            divergent += differ;
+        }
+        emu_barrier_wait(&block_barrier);
     }
     return NULL;
 }
@@ -117,15 +183,20 @@ static void launch(unsigned blocks, unsigned threads, const std::function<void()
 {
     gridDim = emu_dim3{ blocks, 1, 1 };
     blockDim = emu_dim3{ threads, 1, 1 };
-    pthread_barrier_init(&block_barrier, NULL, threads);
-    std::vector<long long> syncs(threads);
+    emu_barrier_init(&block_barrier, threads);
+    const unsigned warps = (threads + PARTILE_WARP_SIZE - 1) / PARTILE_WARP_SIZE;
+    for (unsigned w = 0; w < warps; w++) /* the last warp may be partial */
+        emu_barrier_init(&warp_barrier[w], threads - w * PARTILE_WARP_SIZE < PARTILE_WARP_SIZE
+                                                   ? threads - w * PARTILE_WARP_SIZE
+                                                   : PARTILE_WARP_SIZE);
+    std::vector<long long> syncs(threads), shuffles(threads);
     std::vector<emu_thread> arg(threads);
     std::vector<pthread_t> id(threads);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, 1 << 20); /* small frames; not 128 x 8 MiB reserved */
     for (unsigned t = 0; t < threads; t++) {
-        arg[t] = emu_thread{ t, &body, &syncs };
+        arg[t] = emu_thread{ t, &body, &syncs, &shuffles };
         if (pthread_create(&id[t], &attr, emu_thread_main, &arg[t]) != 0) {
             perror("pthread_create");
             exit(2);
@@ -134,7 +205,6 @@ static void launch(unsigned blocks, unsigned threads, const std::function<void()
     pthread_attr_destroy(&attr);
     for (unsigned t = 0; t < threads; t++)
         pthread_join(id[t], NULL);
-    pthread_barrier_destroy(&block_barrier);
 }
 
 static uint64_t rng_state;

@@ -1,0 +1,164 @@
+/* The host-side choices of the GPU pair kernels (backends/gpu/pairs_gpu.inc),
+ * plain C++ without CUDA, so that the CPU emulation test
+ * (tests/emulate_pairs.cc) launches exactly what the library launches:
+ * the constants in the positions' type as the reference computes them, and
+ * the launch geometry of all-in-sm and the x-pencils. Include after the
+ * device part of pairs_gpu.inc (its PAIRS_* limits). */
+#ifndef PARTILE_GPU_PAIRS_GEOMETRY_H
+#define PARTILE_GPU_PAIRS_GEOMETRY_H
+
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+
+#include "common/pairs_math.h"
+#include "partile/pairs.h"
+
+#if !defined(PAIRS_THREADS) || !defined(PAIRS_AISM_MAX_INNER) || !defined(PAIRS_AISM_MAX_LOCAL) || \
+    !defined(PAIRS_PENCIL_MAX_W) || !defined(PAIRS_PENCIL_TARGETS)
+#error "include backends/gpu/pairs_geometry.h after the device part of pairs_gpu.inc"
+#endif
+
+/* Static shared memory of the kernels, left out of the dynamic budget. */
+#define PAIRS_STATIC_SHARED (16 * 1024)
+
+/* What a launch sets in pairs_dev (side, width, nb, cap) and how it
+ * launches: blocks (before pairs_blocks' clamp) and dynamic shared bytes. */
+typedef struct pairs_geometry {
+    int side[3], width;
+    long long nb[3];
+    int cap;
+    size_t smem;
+    long long blocks;
+} pairs_geometry;
+
+static inline void pairs_geometry_plain(pairs_geometry *G)
+{
+    for (int a = 0; a < 3; a++) {
+        G->side[a] = 1;
+        G->nb[a] = 1;
+    }
+    G->width = 0;
+    G->cap = 0;
+    G->smem = 0;
+    G->blocks = 0;
+}
+
+/* all-in-sm: about 512 targets per sub-box of side³ cells (fewer if the
+ * inner or halo box would not fit the kernel's static arrays); staged room
+ * for 1.5 times the mean, at most the dynamic budget `dynamic_max` bytes.
+ * ppc: mean particles per cell, esz: bytes of a coordinate. */
+static inline pairs_geometry pairs_aism_geometry(int dim, const long long cells[3], double ppc,
+                                                 size_t esz, long long dynamic_max)
+{
+    pairs_geometry G;
+    pairs_geometry_plain(&G);
+    const double want = 512.0 / (ppc > 1.0 ? ppc : 1.0);
+    int side = dim == 3 ? (int)cbrt(want) : dim == 2 ? (int)sqrt(want) : (int)want;
+    for (;; side--) {
+        long long ni = 1, nl = 1;
+        for (int a = 0; a < dim; a++)
+            ni *= side, nl *= side + 2;
+        if (side <= 1 || (ni <= PAIRS_AISM_MAX_INNER && nl <= PAIRS_AISM_MAX_LOCAL))
+            break;
+    }
+    if (side < 1)
+        side = 1;
+    long long nl = 1;
+    for (int a = 0; a < 3; a++) {
+        G.side[a] = a < dim ? (int)(side < cells[a] ? side : cells[a]) : 1;
+        G.nb[a] = (cells[a] + G.side[a] - 1) / G.side[a];
+        nl *= G.side[a] + (a < dim ? 2 : 0);
+    }
+    const long long most = dynamic_max / (long long)(3 * esz);
+    long long cap = (long long)(1.5 * ppc * (double)nl) + 64;
+    G.cap = (int)(cap < most ? cap : most);
+    G.smem = (size_t)G.cap * 3 * esz;
+    G.blocks = G.nb[0] * G.nb[1] * G.nb[2];
+    return G;
+}
+
+/* x-pencil (reg = 0) and x-pencil-reg: pencils of about 0.75 batches of
+ * targets (PAIRS_PENCIL_TARGETS, or PAIRS_THREADS in registers); the
+ * rows' chunks sized for 1.5 times the mean; x-pencil's targets and sums
+ * (7 per target) in dynamic shared memory too. */
+static inline pairs_geometry pairs_pencil_geometry(int reg, const long long cells[3], double ppc,
+                                                   size_t esz, long long dynamic_max)
+{
+    pairs_geometry G;
+    pairs_geometry_plain(&G);
+    const int tb = reg ? PAIRS_THREADS : PAIRS_PENCIL_TARGETS;
+    long long w = (long long)(0.75 * tb / (ppc > 1e-3 ? ppc : 1e-3));
+    w = w < 1 ? 1 : w > PAIRS_PENCIL_MAX_W ? PAIRS_PENCIL_MAX_W : w;
+    w = w > cells[0] ? cells[0] : w;
+    G.width = (int)w;
+    G.nb[0] = (cells[0] + w - 1) / w;
+    const size_t targets = reg ? 0 : (size_t)7 * PAIRS_PENCIL_TARGETS * esz;
+    const long long most = (long long)((dynamic_max - targets) / (3 * esz));
+    long long cap = (long long)(1.5 * ppc * (double)(w + 2)) + 64;
+    G.cap = (int)(cap < most ? cap : most);
+    G.smem = (size_t)G.cap * 3 * esz + targets;
+    G.blocks = G.nb[0] * cells[1] * cells[2];
+    return G;
+}
+
+static inline unsigned pairs_blocks(long long nblocks)
+{
+    return (unsigned)(nblocks < 1 ? 1 : nblocks > INT_MAX ? INT_MAX : nblocks);
+}
+
+/* The launch fields of a pairs_dev (or any struct with them). */
+template <typename D> static inline void pairs_set_geometry(D *P, const pairs_geometry &G)
+{
+    for (int a = 0; a < 3; a++) {
+        P->side[a] = G.side[a];
+        P->nb[a] = G.nb[a];
+    }
+    P->width = G.width;
+    P->cap = G.cap;
+}
+
+static inline void pairs_host_lj(double r2, double e, double s2, double sh, double *f, double *en)
+{
+    partile_lj_f64(r2, e, s2, sh, f, en);
+}
+static inline void pairs_host_lj(float r2, float e, float s2, float sh, float *f, float *en)
+{
+    partile_lj_f32(r2, e, s2, sh, f, en);
+}
+static inline double pairs_host_spline(double r, double h, double norm)
+{
+    return partile_spline_f64(r, h, norm);
+}
+static inline float pairs_host_spline(float r, float h, float norm)
+{
+    return partile_spline_f32(r, h, norm);
+}
+
+/* The reference's constants (reference/pairs_ref.c), in T, into a pairs_dev
+ * (or any struct with its constant fields), carried as double. */
+template <typename T, typename D>
+static void pairs_constants(D *P, const partile_grid_t *g, const partile_pair_params_t *pp)
+{
+    for (int a = 0; a < g->dim; a++) {
+        const T L = (T)((double)g->cells[a] * g->spacing[a]);
+        P->L[a] = (double)L;
+        P->halfL[a] = (double)(L / (T)2);
+    }
+    const T rc = (T)pp->cutoff, rc2 = rc * rc, eps = (T)pp->epsilon, sig = (T)pp->sigma;
+    const T sig2 = sig * sig, h = (T)pp->h, m = (T)pp->mass;
+    const T norm = (T)partile_spline_norm(g->dim, pp->h);
+    T shift = 0, unused;
+    if (pp->interaction == PARTILE_PAIRS_LJ && pp->shifted)
+        pairs_host_lj(rc2, eps, sig2, (T)0, &unused, &shift);
+    P->rc2 = (double)rc2;
+    P->eps = (double)eps;
+    P->sig2 = (double)sig2;
+    P->shift = (double)shift;
+    P->h = (double)h;
+    P->m = (double)m;
+    P->norm = (double)norm;
+    P->self = (double)(m * pairs_host_spline((T)0, h, norm));
+}
+
+#endif
