@@ -107,7 +107,7 @@ static unsigned long long atomicMin(unsigned long long *a, unsigned long long v)
     }
     return old;
 }
-static double atomicAdd(double *a, double v) /* k_deposit_atomic, not run here */
+static inline double atomicAdd(double *a, double v) /* k_deposit_atomic, not run here */
 {
     const double old = *a;
     *a = old + v;
@@ -229,7 +229,7 @@ static void must(int status, const char *what)
 /* The reference's sort of the SoA positions x (g.dim axes of n): the cell
  * list off, the permutation perm, the sorted positions xs and spos, a view
  * of them. Callers permute their other arrays with perm. */
-static void emu_sort(partile_context_t *ref, const partile_grid_t &g, size_t n,
+static inline void emu_sort(partile_context_t *ref, const partile_grid_t &g, size_t n,
                      const std::vector<double> &x, std::vector<int64_t> &off,
                      std::vector<int64_t> &perm, std::vector<double> &xs,
                      partile_vectors_t *spos)
@@ -269,7 +269,7 @@ static int64_t emu_grid(partile_grid_t *g, int dim, const int64_t *cells, const 
 struct emu_name {
     char s[96];
 };
-static emu_name emu_grid_name(const partile_grid_t &g, int tsc)
+static inline emu_name emu_grid_name(const partile_grid_t &g, int tsc)
 {
     emu_name nm;
     char periodic[4] = { 0, 0, 0, 0 };
@@ -281,7 +281,7 @@ static emu_name emu_grid_name(const partile_grid_t &g, int tsc)
 }
 
 /* How many of count doubles differ in their bits; the first in *first. */
-static int64_t emu_differ(const double *want, const double *got, int64_t count, int64_t *first)
+static inline int64_t emu_differ(const double *want, const double *got, int64_t count, int64_t *first)
 {
     int64_t differ = 0;
     *first = 0;
