@@ -246,8 +246,10 @@ static void pairs_edges(partile_context_t *ctx, uint64_t seed)
                 compare_all(ctx, ref, &S, &lj, what);
                 compare_all(ctx, ref, &S, &sph, what);
                 free_pset(&S), free(x);
-                /* clusters: 600 particles in each of two cells, 1 per cell elsewhere on average */
-                const size_t nb = (size_t)nc, ncl = 1200;
+                /* clusters: 3000 particles in each of two cells, 1 per cell elsewhere
+                 * on average: more than all-in-sm stages for a sub-box at this mean
+                 * density (600 per cell fitted; emulate-pairs showed no fallback) */
+                const size_t nb = (size_t)nc, ncl = 6000;
                 double *y = su_positions(&g, nb + ncl, &rng);
                 for (size_t i = nb; i < nb + ncl; i++)
                     for (int a = 0; a < dim; a++)

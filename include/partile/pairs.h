@@ -43,7 +43,8 @@ typedef enum partile_interaction {
 
 /* How a backend walks the cells (issue #7); every strategy computes the
  * same order, so the results do not depend on it. 0 (a zero-initialised
- * struct) is AUTO: the backend's choice from the mean particles per cell.
+ * struct) is AUTO: the backend's choice from the mean particles per cell,
+ * the particle count and the precision.
  *   NAIVE         one thread per particle over its 3^d neighbour cells;
  *   ALL_IN_SM     a sub-box of cells and its halo in shared memory per
  *                 block (sized for 1.5× the mean particles per cell; a
