@@ -7,7 +7,9 @@
 # Run through the device tool:  bash scripts/device-test.sh   (carry .device)
 # Files under $OUT (at most 8 come back): build.log (with nvidia-smi), test.log
 # (with compute-sanitizer), check.txt, bench.txt, ceilings.json, sort.json,
-# deposit.json, deposit_torch.json, pairs.json, apply.json.
+# deposit.json, deposit_torch.json, pairs.json, apply.json, and the whole
+# logs of the pairs and apply GPU tests (test_pairs_gpu.log, test_apply_gpu.log;
+# their failures are also printed).
 set -uo pipefail
 OUT=${OUT:-/tmp/partile-out}
 mkdir -p "$OUT"
@@ -82,7 +84,10 @@ fi
 
 if want pairs; then
 step "pair interactions: GPU test (every strategy bitwise vs the reference), then the benchmark"
-"$build/tests/test_pairs_gpu" 2>&1 | tail -15 | tee -a "$OUT/bench.txt" || status=1
+# the whole log under $OUT; here its failures (cmocka's messages) and summary
+"$build/tests/test_pairs_gpu" >"$OUT/test_pairs_gpu.log" 2>&1 || status=1
+{ grep -E "FAIL|ERROR|differ|want" "$OUT/test_pairs_gpu.log" | head -20; tail -6 "$OUT/test_pairs_gpu.log"; } |
+  tee -a "$OUT/bench.txt"
 if [ -n "${PARTILE_PAIRS_SANITIZE:-}" ] && command -v compute-sanitizer >/dev/null; then
   compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no \
     "$build/tests/test_pairs_gpu" 2>&1 | grep -E "ERROR SUMMARY|FAILED|PASSED" | tee -a "$OUT/bench.txt"
@@ -122,7 +127,9 @@ fi
 
 if want apply; then
 step "mass-matrix apply: GPU test (both matrix-free paths, assembled, FP32: bitwise vs the reference), CLI, benchmark"
-"$build/tests/test_apply_gpu" 2>&1 | tail -12 | tee -a "$OUT/bench.txt" || status=1
+"$build/tests/test_apply_gpu" >"$OUT/test_apply_gpu.log" 2>&1 || status=1
+{ grep -E "FAIL|ERROR|differ|want" "$OUT/test_apply_gpu.log" | head -20; tail -6 "$OUT/test_apply_gpu.log"; } |
+  tee -a "$OUT/bench.txt"
 if command -v compute-sanitizer >/dev/null; then
   compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no \
     "$build/tests/test_apply_gpu" 2>&1 | grep -E "ERROR SUMMARY|FAILED|PASSED" | tee -a "$OUT/bench.txt"
