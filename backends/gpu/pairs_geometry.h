@@ -3,7 +3,8 @@
  * (tests/emulate_pairs.cc) launches exactly what the library launches:
  * the constants in the positions' type as the reference computes them, and
  * the launch geometry of all-in-sm and the x-pencils. Include after the
- * device part of pairs_gpu.inc (its PAIRS_* limits). */
+ * device part of pairs_gpu.inc (its PAIRS_* limits, pairs_lj and
+ * pairs_spline). */
 #ifndef PARTILE_GPU_PAIRS_GEOMETRY_H
 #define PARTILE_GPU_PAIRS_GEOMETRY_H
 
@@ -118,23 +119,6 @@ template <typename D> static inline void pairs_set_geometry(D *P, const pairs_ge
     P->cap = G.cap;
 }
 
-static inline void pairs_host_lj(double r2, double e, double s2, double sh, double *f, double *en)
-{
-    partile_lj_f64(r2, e, s2, sh, f, en);
-}
-static inline void pairs_host_lj(float r2, float e, float s2, float sh, float *f, float *en)
-{
-    partile_lj_f32(r2, e, s2, sh, f, en);
-}
-static inline double pairs_host_spline(double r, double h, double norm)
-{
-    return partile_spline_f64(r, h, norm);
-}
-static inline float pairs_host_spline(float r, float h, float norm)
-{
-    return partile_spline_f32(r, h, norm);
-}
-
 /* The reference's constants (reference/pairs_ref.c), in T, into a pairs_dev
  * (or any struct with its constant fields), carried as double. */
 template <typename T, typename D>
@@ -150,7 +134,7 @@ static void pairs_constants(D *P, const partile_grid_t *g, const partile_pair_pa
     const T norm = (T)partile_spline_norm(g->dim, pp->h);
     T shift = 0, unused;
     if (pp->interaction == PARTILE_PAIRS_LJ && pp->shifted)
-        pairs_host_lj(rc2, eps, sig2, (T)0, &unused, &shift);
+        pairs_lj(rc2, eps, sig2, (T)0, &unused, &shift);
     P->rc2 = (double)rc2;
     P->eps = (double)eps;
     P->sig2 = (double)sig2;
@@ -158,7 +142,7 @@ static void pairs_constants(D *P, const partile_grid_t *g, const partile_pair_pa
     P->h = (double)h;
     P->m = (double)m;
     P->norm = (double)norm;
-    P->self = (double)(m * pairs_host_spline((T)0, h, norm));
+    P->self = (double)(m * pairs_spline((T)0, h, norm));
 }
 
 #endif
