@@ -82,6 +82,22 @@ static void run_points(int M, int add, long long points, const transfer_args &t,
     });
 }
 
+/* k_gather_nodes for a stencil width W (2: CIC, 4: TSC), M components and
+ * index type I, in a launch. */
+template <typename I>
+static void gather_nodes(int W, int M, long long n, const transfer_args &t, const double *field,
+                         double *values)
+{
+    if (W == 2 && M == 1)
+        k_gather_nodes<1, PARTILE_SHAPE_CIC, I>(n, t, field, values);
+    else if (W == 2)
+        k_gather_nodes<3, PARTILE_SHAPE_CIC, I>(n, t, field, values);
+    else if (M == 1)
+        k_gather_nodes<1, PARTILE_SHAPE_TSC, I>(n, t, field, values);
+    else
+        k_gather_nodes<3, PARTILE_SHAPE_TSC, I>(n, t, field, values);
+}
+
 /* One grid and particle set; both ADD values. Returns the failures. */
 static int run_case(const spec &s, uint64_t seed)
 {
@@ -224,23 +240,23 @@ static int run_case(const spec &s, uint64_t seed)
             fails++;
         }
     }
-    /* the gather (any order; here the sorted particles) of the deposited field */
-    std::vector<double> got(n1 * M, NAN);
+    /* the gather (any order; here the sorted particles) of the deposited
+     * field, with both index types */
     const long long nn = (long long)n;
-    launch(3, 64, [&] {
-        if (s.W == 2 && M == 1)
-            k_gather_nodes<1, PARTILE_SHAPE_CIC>(nn, t, added.data(), got.data());
-        else if (s.W == 2)
-            k_gather_nodes<3, PARTILE_SHAPE_CIC>(nn, t, added.data(), got.data());
-        else if (M == 1)
-            k_gather_nodes<1, PARTILE_SHAPE_TSC>(nn, t, added.data(), got.data());
-        else
-            k_gather_nodes<3, PARTILE_SHAPE_TSC>(nn, t, added.data(), got.data());
-    });
-    if (memcmp(gathered.data(), got.data(), n * M * sizeof(double)) != 0) {
-        printf("FAIL %s %dd n %zu: k_gather_nodes differs from the reference gather\n",
-               s.W == 2 ? "CIC" : "TSC", s.dim, n);
-        fails++;
+    for (int wide = 0; wide < 2; wide++) {
+        std::vector<double> got(n1 * M, NAN);
+        launch(3, 64, [&] {
+            if (wide)
+                gather_nodes<int64_t>(s.W, M, nn, t, added.data(), got.data());
+            else
+                gather_nodes<int>(s.W, M, nn, t, added.data(), got.data());
+        });
+        if (memcmp(gathered.data(), got.data(), n * M * sizeof(double)) != 0) {
+            printf("FAIL %s %dd n %zu: k_gather_nodes (%s indices) differs from the reference "
+                   "gather\n",
+                   s.W == 2 ? "CIC" : "TSC", s.dim, n, wide ? "64-bit" : "32-bit");
+            fails++;
+        }
     }
     return fails;
 }
@@ -254,6 +270,7 @@ static const spec cases[] = {
     /* CIC, 1-D */
     { 1, { 260 }, { 1 }, 2, 1, 3.0, BOXES_AWAY, 0 },
     { 1, { 260 }, { 0 }, 2, 3, 12.0, LOW_HALF, 3 },
+    { 1, { 260 }, { 1 }, 2, 1, 40.0, BOXES_AWAY, 0 }, /* many chunks per row */
     { 1, { 129 }, { 1 }, 2, 3, 3.0, BOXES_AWAY | FAR_AWAY, 0 },
     { 1, { 2 }, { 1 }, 2, 1, 150.0, BOXES_AWAY, 0 },
     { 1, { 3 }, { 1 }, 2, 3, 40.0, BOXES_AWAY | FAR_AWAY | ON_NODES, 1 },
