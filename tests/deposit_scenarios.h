@@ -320,6 +320,16 @@ static void scenario_deposit_errors(partile_context_t *ctx, uint64_t seed)
         off[c] = 0;
     int64_t *doff = stage(ctx, off, (size_t)(ncells + 1) * 8);
     assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, doff, df, &bad), PARTILE_ERROR_NOT_SORTED);
+    /* the same through the other sorted paths (GPU: the per-point TSC
+     * kernel, the re-binning one), which a GPU launches before it has read
+     * the check: they must still write nothing */
+    t.shape = PARTILE_SHAPE_TSC;
+    assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, doff, df, &bad), PARTILE_ERROR_NOT_SORTED);
+    t.shape = PARTILE_SHAPE_OVERLAP;
+    t.sizes = dsz;
+    assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, doff, df, &bad), PARTILE_ERROR_NOT_SORTED);
+    t.shape = PARTILE_SHAPE_CIC;
+    t.sizes = NULL;
     /* OVERLAP sizes out of range */
     t.shape = PARTILE_SHAPE_OVERLAP;
     t.sizes = dsz;
@@ -342,6 +352,9 @@ static void scenario_deposit_errors(partile_context_t *ctx, uint64_t seed)
     assert_int_equal(partile_deposit(ctx, NULL, n, &pos, dv, NULL, df, &bad), PARTILE_ERROR_NULL_POINTER);
     fetch(ctx, back, df, (size_t)total * 8);
     for (int64_t i = 0; i < total; i++)
+        assert_true(((uint64_t *)back)[i] == 0xababababababababull);
+    fetch(ctx, back, dgv, n * 8); /* nor did the OVERLAP gather (GPU: k_gather) */
+    for (size_t i = 0; i < n; i++)
         assert_true(((uint64_t *)back)[i] == 0xababababababababull);
     partile_free(ctx, (void *)pos.axis[0]), partile_free(ctx, (void *)pos.axis[1]);
     partile_free(ctx, dv), partile_free(ctx, dsz), partile_free(ctx, df), partile_free(ctx, dgv), partile_free(ctx, doff);
