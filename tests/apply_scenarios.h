@@ -252,18 +252,21 @@ static void scenario_apply_all(partile_context_t *gpu, uint64_t seed)
     partile_context_destroy(ref);
 }
 
-/* Bad input: the same status and particle as the reference, y untouched. */
-static void scenario_apply_errors(partile_context_t *ctx, uint64_t seed)
+/* Bad input: the same status and particle as the reference, y untouched
+ * (GPU: the sorted deposit is launched before the host has read the
+ * checks; TSC takes the per-point kernel, CIC the line kernel). */
+static void scenario_apply_errors_shape(partile_context_t *ctx, uint64_t seed,
+                                        partile_shape_t shape)
 {
     partile_context_t *ref = NULL;
     assert_int_equal(partile_context_create("reference", 0, &ref), 0);
     uint64_t rng = seed;
-    apply_case c = make_case(ref, 2, 7, 0, PARTILE_SHAPE_TSC, 1, 500, 0, &rng);
+    apply_case c = make_case(ref, 2, 7, 0, shape, 1, 500, 0, &rng);
     const size_t n = c.n, yb = (size_t)c.points * 3 * 8;
     partile_mass_params_t p;
     memset(&p, 0, sizeof p);
     p.grid = &c.g;
-    p.shape = PARTILE_SHAPE_TSC;
+    p.shape = shape;
     p.kind = PARTILE_MASS_TENSOR;
     p.sigma = 1.0;
     for (int k = 0; k < 5; k++) {
@@ -319,6 +322,12 @@ static void scenario_apply_errors(partile_context_t *ctx, uint64_t seed)
     }
     free_case(&c);
     partile_context_destroy(ref);
+}
+
+static void scenario_apply_errors(partile_context_t *ctx, uint64_t seed)
+{
+    scenario_apply_errors_shape(ctx, seed, PARTILE_SHAPE_TSC);
+    scenario_apply_errors_shape(ctx, seed + 1, PARTILE_SHAPE_CIC);
 }
 
 #endif
