@@ -333,6 +333,27 @@ static int run_set(partile_context_t *ref, const spec &s, const partile_grid_t &
                 printf("ok %s, %.3f s\n", what, secs);
             }
         }
+        /* a closed gate (the check flagged something; the kernel runs
+         * before the host has read its words): nothing written */
+        const ull closed[3] = { NO_BAD, 0, NO_BAD };
+        pairs_dev PG = P;
+        PG.gate = closed;
+        for (int strategy = PARTILE_PAIRS_NAIVE; strategy <= PARTILE_PAIRS_X_PENCIL_REG; strategy++) {
+            memset(got.data(), 0xab, got.size() * sizeof(T));
+            if (lj)
+                run_kernel<T, true>(PG, strategy, ncells);
+            else
+                run_kernel<T, false>(PG, strategy, ncells);
+            const unsigned char *b = (const unsigned char *)got.data();
+            size_t written = 0;
+            for (size_t i = 0; i < got.size() * sizeof(T); i++)
+                written += b[i] != 0xab;
+            if (written) {
+                fails++;
+                printf("FAIL %s %s: %zu bytes written behind a closed gate\n",
+                       strategy_name[strategy], f32 ? "FP32" : "FP64", written);
+            }
+        }
     }
     return fails;
 }
