@@ -24,6 +24,12 @@ static void run(const char *backend, int expect_device)
     assert_int_equal(partile_check_sort(ctx, 42, stdout, &r), 0);
     assert_int_equal(r.cases, 24);
     assert_int_equal(r.mismatches, 0);
+    /* a seed whose FP32 sort case once drew a position that rounds onto
+     * the upper bound of a non-periodic grid (an invalid particle, so the
+     * check failed on a correct backend) */
+    assert_int_equal(partile_check_sort(ctx, 3610118986u, stdout, &r), 0);
+    assert_int_equal(r.cases, 24);
+    assert_int_equal(r.mismatches, 0);
     assert_int_equal(partile_check_transfer(ctx, 43, stdout, &r), 0);
     assert_int_equal(r.cases, 72);
     assert_int_equal(r.mismatches, 0);

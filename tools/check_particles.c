@@ -61,6 +61,22 @@ static partile_grid_t make_grid(int dim, int periodic, double ppc, size_t n)
     return g;
 }
 
+/* x as a position of the staged type: FP32 rounds it (stage_positions), and
+ * a value within half a float ulp of the upper bound rounds onto it, which
+ * is outside a non-periodic grid; such a value (or one that rounded below
+ * lo) moves one float step back inside [lo, hi). FP64: x unchanged. */
+static double as_position(double x, int f32, double lo, double hi)
+{
+    if (!f32)
+        return x;
+    float f = (float)x;
+    if ((double)f >= hi)
+        f = nextafterf(f, -INFINITY);
+    if ((double)f < lo)
+        f = nextafterf(f, INFINITY);
+    return (double)f;
+}
+
 /* One particle set, staged on both contexts. */
 typedef struct staged {
     partile_vectors_t pos;
@@ -187,7 +203,8 @@ int partile_check_sort(partile_context_t *ctx, uint64_t seed, FILE *log,
                 } else {
                     for (int a = 0; a < dim; a++)
                         for (size_t p = 0; p < n; p++)
-                            x[a * n + p] = g.lower[a] + uniform(&rng) * (1 - 1e-12);
+                            x[a * n + p] = as_position(g.lower[a] + uniform(&rng) * (1 - 1e-12),
+                                                       f32, g.lower[a], g.lower[a] + 1.0);
                     st = run_sort(ctx, &g, x, n, f32, NULL, &got);
                     if (st >= 0)
                         st = run_sort(ref, &g, x, n, f32, NULL, &want);
@@ -202,7 +219,7 @@ int partile_check_sort(partile_context_t *ctx, uint64_t seed, FILE *log,
                                 double lo = g.lower[a], hi = lo + 1.0;
                                 if (!periodic)
                                     v = v < lo ? lo + (lo - v) : v >= hi ? hi - (v - hi) - 1e-12 : v;
-                                y[a * n + i] = v;
+                                y[a * n + i] = as_position(v, f32, lo, hi);
                             }
                         st = run_sort(ctx, &g, y, n, f32, &want, &got2);
                         if (st >= 0)
