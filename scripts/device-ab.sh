@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# A/B in one device call: the working tree ("new") against the tree in
+# .device/ab-base ("base", from scripts/ab-base.sh), both built for sm_90
+# with the same options, then TARGET run with each set of ARGS on both, in
+# turns, PARTILE_AB_ROUNDS times (default 2), so that drift between rounds
+# shows. Every output line is prefixed "base rK" or "new rK"; all of it also
+# goes to $OUT/ab.txt. Machine-to-machine drift on the H200 reached ~7 %
+# (bench/RESULTS.md), hence one call for both.
+#   bash scripts/device-ab.sh TARGET ARGS...   e.g.
+#   bash scripts/device-ab.sh bench/bench_deposit "--only 64,10" "--only 128,10"
+set -uo pipefail
+OUT=${OUT:-/tmp/partile-out}
+mkdir -p "$OUT"
+cd "$(dirname "$0")/.."
+[ $# -ge 1 ] || { echo "usage: device-ab.sh TARGET [ARGS ...]" >&2; exit 2; }
+[ -d .device/ab-base ] || { echo "device-ab.sh: no .device/ab-base (run scripts/ab-base.sh REV)" >&2; exit 2; }
+target=$1
+shift
+[ $# -ge 1 ] || set -- ""
+if ! ls /usr/include/cmocka.h >/dev/null 2>&1; then
+  for f in .device/debs/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+export PATH=/usr/local/cuda/bin:$PATH
+# PARTILE_AB_OPTS: other meson options (e.g. to try the script without a GPU)
+opts=${PARTILE_AB_OPTS:-"-Dhip=disabled -Dcuda=enabled -Dcuda-arch=sm_90 --buildtype=release"}
+build() { # DIR: configure and build TARGET there
+  (cd "$1" && { meson setup build-ab $opts --wipe || meson setup build-ab $opts; } >/dev/null 2>&1 &&
+    ninja -C build-ab "$target" >"$OUT/build-$2.log" 2>&1) ||
+    { echo "device-ab.sh: the $2 build failed"; tail -20 "$OUT/build-$2.log"; return 1; }
+}
+build .device/ab-base base & b=$!
+build . new || exit 1
+wait $b || exit 1
+for round in $(seq 1 "${PARTILE_AB_ROUNDS:-2}"); do
+  for v in base new; do
+    dir=.; [ $v = base ] && dir=.device/ab-base
+    for a in "$@"; do
+      # shellcheck disable=SC2086 # each ARGS is a list of words
+      "$dir/build-ab/$target" $a 2>&1 | sed "s/^/$v r$round /"
+    done
+  done
+done | tee "$OUT/ab.txt"
