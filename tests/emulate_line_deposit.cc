@@ -82,22 +82,6 @@ static void run_points(int M, int add, long long points, const transfer_args &t,
     });
 }
 
-/* k_gather_nodes for a stencil width W (2: CIC, 4: TSC), M components and
- * index type I, in a launch. */
-template <typename I>
-static void gather_nodes(int W, int M, long long n, const transfer_args &t, const double *field,
-                         double *values)
-{
-    if (W == 2 && M == 1)
-        k_gather_nodes<1, PARTILE_SHAPE_CIC, I>(n, t, field, values);
-    else if (W == 2)
-        k_gather_nodes<3, PARTILE_SHAPE_CIC, I>(n, t, field, values);
-    else if (M == 1)
-        k_gather_nodes<1, PARTILE_SHAPE_TSC, I>(n, t, field, values);
-    else
-        k_gather_nodes<3, PARTILE_SHAPE_TSC, I>(n, t, field, values);
-}
-
 /* One grid and particle set; both ADD values. Returns the failures. */
 static int run_case(const spec &s, uint64_t seed)
 {
@@ -245,12 +229,9 @@ static int run_case(const spec &s, uint64_t seed)
     const long long nn = (long long)n;
     for (int wide = 0; wide < 2; wide++) {
         std::vector<double> got(n1 * M, NAN);
-        launch(3, 64, [&] {
-            if (wide)
-                gather_nodes<int64_t>(s.W, M, nn, t, added.data(), got.data());
-            else
-                gather_nodes<int>(s.W, M, nn, t, added.data(), got.data());
-        });
+        void (*k)(long long, const transfer_args, const double *, double *) =
+            gather_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M, !wide);
+        launch(3, 64, [&] { k(nn, t, added.data(), got.data()); });
         if (memcmp(gathered.data(), got.data(), n * M * sizeof(double)) != 0) {
             printf("FAIL %s %dd n %zu: k_gather_nodes (%s indices) differs from the reference "
                    "gather\n",
@@ -265,7 +246,10 @@ static int run_case(const spec &s, uint64_t seed)
     tg.gate = closed;
     tg.gates = 2;
     std::vector<double> gv(n1 * M, NAN), yl = y0, yq = y0;
-    launch(3, 64, [&] { gather_nodes<int>(s.W, M, nn, tg, added.data(), gv.data()); });
+    launch(3, 64, [&] {
+        gather_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M, 1)(
+            nn, tg, added.data(), gv.data());
+    });
     if (s.W == 2 && M == 1)
         run_lines<1, 4>(1, blocks, threads, xchunks, lines, tg, off.data(), frac.data(), nn,
                         vs.data(), 1.0, yl.data());
