@@ -32,19 +32,25 @@ typedef double f64_16x16x4_in_t;
 #define MASS_RING 64
 #define MASS_STRIDE 68
 #define MASS_E f64_m16n8k16
+#define MASS_MT 16
 #include "backends/gpu/mass_fragments.h"
 #undef MASS_E
+#undef MASS_MT
 #define MASS_E f64_m8n8k4
+#define MASS_MT 8
 #include "backends/gpu/mass_fragments.h"
 #undef MASS_E
+#undef MASS_MT
 #undef MASS_RING
 #undef MASS_STRIDE
 /* HIP: wave64, a ring of 128 */
 #define MASS_RING 128
 #define MASS_STRIDE 132
 #define MASS_E f64_16x16x4
+#define MASS_MT 16
 #include "backends/gpu/mass_fragments.h"
 #undef MASS_E
+#undef MASS_MT
 
 enum { MAX_LANES = 64, MAX_ELEMS = 8, MAX_PTS = 27, MAX_COMPS = 9, MAX_T = 16 };
 

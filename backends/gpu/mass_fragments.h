@@ -6,7 +6,7 @@
  * per engine with
  *   MASS_E                      the engine's shape name, whose S##_a_pos,
  *                               _b_pos, _c_pos, _A_N, _B_N, _C_N and _in_t exist
- *   MASS_MT, MASS_NT            its tile's rows and columns
+ *   MASS_MT                     its tile's rows
  *   MASS_RING, MASS_STRIDE      the staging ring: slots (a power of two) and
  *                               the doubles between two staged fields
  *   MASS_IN(x)                  the conversion into the tile's input type
@@ -27,13 +27,33 @@
 #define MASS_HD_INLINE static inline
 #endif
 
-/* A and B fragments of the tile at (row0, col0) for k-step `head` with
- * `valid` real particles (the rest, and rows or columns past the local
- * matrix, are zeros): A = c_p·W_ap as the reference computes it, B = W_bp. */
-MASS_HD_INLINE void MASS_FN(mass_fragments)(int lane, int row0, int col0, int head, int valid,
-                                            const double *Wsh, const double *Csh, const int NPTS,
-                                            const int COMPS, MASS_ENGINE(MASS_E, in_t) *a,
-                                            MASS_ENGINE(MASS_E, in_t) *b)
+/* Whether each lane's A rows keep one point a in every row tile: tiles
+ * start at multiples of MASS_MT, so when NPTS divides it (CIC: 2, 4, 8
+ * points) row0 + r and r have the same point (row mod NPTS). Then the
+ * weights W_ap of a k-step are loaded once for all its row tiles. */
+#define MASS_ROWS_SHARE_POINT(NPTS) (MASS_MT % (NPTS) == 0)
+
+/* The k-step's weights for lane's A elements, valid for every row tile when
+ * MASS_ROWS_SHARE_POINT: wa[e] = W at the point of lane's row of element e,
+ * slot of its k (loaded also for k ≥ valid; mass_a_fragment zeroes those). */
+MASS_HD_INLINE void MASS_FN(mass_a_weights)(int lane, int head, const double *Wsh, const int NPTS,
+                                            double *wa)
+{
+    for (int e = 0; e < MASS_ENGINE(MASS_E, A_N); e++) {
+        int r, k;
+        MASS_ENGINE(MASS_E, a_pos)(lane, e, &r, &k);
+        wa[e] = Wsh[(r % NPTS) * MASS_STRIDE + ((head + k) & (MASS_RING - 1))];
+    }
+}
+
+/* The A fragment of the row tile at row0 for k-step `head` with `valid`
+ * real particles: A = c_p·W_ap as the reference computes it, zero for
+ * k ≥ valid and rows past the local matrix. wa: mass_a_weights of this
+ * k-step (unused unless MASS_ROWS_SHARE_POINT). */
+MASS_HD_INLINE void MASS_FN(mass_a_fragment)(int lane, int row0, int head, int valid,
+                                             const double *Wsh, const double *Csh,
+                                             const double *wa, const int NPTS, const int COMPS,
+                                             MASS_ENGINE(MASS_E, in_t) *a)
 {
     const int ROWS = COMPS * NPTS;
     for (int e = 0; e < MASS_ENGINE(MASS_E, A_N); e++) {
@@ -41,10 +61,22 @@ MASS_HD_INLINE void MASS_FN(mass_fragments)(int lane, int row0, int col0, int he
         MASS_ENGINE(MASS_E, a_pos)(lane, e, &r, &k);
         r += row0;
         const int slot = (head + k) & (MASS_RING - 1);
-        a[e] = MASS_IN((r < ROWS && k < valid)
-                           ? Csh[(r / NPTS) * MASS_STRIDE + slot] * Wsh[(r % NPTS) * MASS_STRIDE + slot]
-                           : 0.0);
+        if (r < ROWS && k < valid) {
+            const double w =
+                MASS_ROWS_SHARE_POINT(NPTS) ? wa[e] : Wsh[(r % NPTS) * MASS_STRIDE + slot];
+            a[e] = MASS_IN(Csh[(r / NPTS) * MASS_STRIDE + slot] * w);
+        } else {
+            a[e] = MASS_IN(0.0);
+        }
     }
+}
+
+/* The B fragment of the column tile at col0: B = W_bp, zero past the local
+ * matrix and for k ≥ valid. */
+MASS_HD_INLINE void MASS_FN(mass_b_fragment)(int lane, int col0, int head, int valid,
+                                             const double *Wsh, const int NPTS,
+                                             MASS_ENGINE(MASS_E, in_t) *b)
+{
     for (int e = 0; e < MASS_ENGINE(MASS_E, B_N); e++) {
         int k, col;
         MASS_ENGINE(MASS_E, b_pos)(lane, e, &k, &col);
@@ -52,6 +84,20 @@ MASS_HD_INLINE void MASS_FN(mass_fragments)(int lane, int row0, int col0, int he
         const int slot = (head + k) & (MASS_RING - 1);
         b[e] = MASS_IN((col < NPTS && k < valid) ? Wsh[col * MASS_STRIDE + slot] : 0.0);
     }
+}
+
+/* Both fragments of the tile at (row0, col0), as the kernel builds them
+ * (it hoists the weights and, with one column tile, B out of its tiles). */
+MASS_HD_INLINE void MASS_FN(mass_fragments)(int lane, int row0, int col0, int head, int valid,
+                                            const double *Wsh, const double *Csh, const int NPTS,
+                                            const int COMPS, MASS_ENGINE(MASS_E, in_t) *a,
+                                            MASS_ENGINE(MASS_E, in_t) *b)
+{
+    double wa[MASS_ENGINE(MASS_E, A_N)];
+    if (MASS_ROWS_SHARE_POINT(NPTS))
+        MASS_FN(mass_a_weights)(lane, head, Wsh, NPTS, wa);
+    MASS_FN(mass_a_fragment)(lane, row0, head, valid, Wsh, Csh, wa, NPTS, COMPS, a);
+    MASS_FN(mass_b_fragment)(lane, col0, head, valid, Wsh, NPTS, b);
 }
 
 /* Accumulator element e of lane in the tile at (row0, col0): its local pair
