@@ -7,34 +7,17 @@
 #include "common/portable.h"
 #include "common/shape.h"
 
-/* x / d from y = 1 / d: the product x·y corrected once by its FMA residual
- * (Markstein's step), so that nine quotients by one d cost one division.
- * Where x or d is so large or small that a step could overflow or lose bits
- * to underflow (and for zeros, infinities and NaN) it is x / d itself.
- * Within that range it equals x / d bit for bit (tests/test_mass_math.c
- * compares them); either way it is one fixed sequence of IEEE operations,
- * which every backend runs, so they agree. */
-static inline PARTILE_HD double partile_div_by(double x, double d, double y)
-{
-    const double ax = fabs(x), ad = fabs(d);
-    if (!(ax > 0x1p-500 && ax < 0x1p500 && ad > 0x1p-400 && ad < 0x1p400))
-        return x / d;
-    const double q = x * y;
-    return fma(fma(-d, q, x), y, q);
-}
-
 /* α = (I − C(ω) + ω ωᵀ) / (1 + ω·ω), C(ω)u = ω × u, row-major:
  * numerator_ij = (δ_ij + ω_i·ω_j) − C_ij, each divided by 1 + |ω|². */
 static inline PARTILE_HD void partile_alpha(const double w[3], double alpha[9])
 {
     const double w2 = (w[0] * w[0] + w[1] * w[1]) + w[2] * w[2];
-    const double d = 1.0 + w2, y = 1.0 / d;
+    const double d = 1.0 + w2;
     /* C(ω) = [[0, −ω3, ω2], [ω3, 0, −ω1], [−ω2, ω1, 0]] */
     const double C[9] = { 0.0, -w[2], w[1], w[2], 0.0, -w[0], -w[1], w[0], 0.0 };
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            alpha[3 * i + j] =
-                partile_div_by((i == j ? 1.0 : 0.0) + w[i] * w[j] - C[3 * i + j], d, y);
+            alpha[3 * i + j] = ((i == j ? 1.0 : 0.0) + w[i] * w[j] - C[3 * i + j]) / d;
 }
 
 /* Stencil side S = 2n + 1 (n = 1 CIC, 2 TSC), offsets per point stored:
