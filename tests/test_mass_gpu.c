@@ -189,8 +189,41 @@ static void all_bitwise(partile_context_t *ctx)
     partile_context_destroy(ref);
 }
 
+/* Moves about every fifth particle of a periodic problem whole boxes away
+ * (−2, −1, +1 or +3 periods) on one axis, then sorts again: such positions
+ * bin into their wrapped cell, and the checks pass 1 makes on its way must
+ * accept them as the reference does. */
+static void shift_images(partile_context_t *ref, problem *P, uint64_t *rng)
+{
+    const size_t n = P->n;
+    static const double periods[4] = { -2.0, -1.0, 1.0, 3.0 };
+    for (size_t i = 0; i < n; i++) {
+        if (su_uniform(rng) > 0.2)
+            continue;
+        const int a = (int)(su_uniform(rng) * P->g.dim) % P->g.dim;
+        const double span = (double)P->g.cells[a] * P->g.spacing[a];
+        P->x[a * n + i] += periods[(int)(su_uniform(rng) * 4) & 3] * span;
+    }
+    double *x = malloc(3 * (n ? n : 1) * 8), *q = malloc((n ? n : 1) * 8),
+           *w = malloc(3 * (n ? n : 1) * 8);
+    int64_t *perm = malloc((n ? n : 1) * 8);
+    memcpy(x, P->x, 3 * n * 8);
+    memcpy(q, P->q, n * 8);
+    memcpy(w, P->w, 3 * n * 8);
+    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { x, x + n, x + 2 * n } };
+    assert_int_equal(partile_sort(ref, &P->g, n, &pos, P->off, perm, NULL, NULL), 0);
+    for (size_t i = 0; i < n; i++) {
+        P->q[i] = q[perm[i]];
+        for (int a = 0; a < 3; a++) {
+            P->x[a * n + i] = x[a * n + perm[i]];
+            P->w[a * n + i] = w[a * n + perm[i]];
+        }
+    }
+    free(x), free(q), free(w), free(perm);
+}
+
 /* ω from the B field, species accumulated, sparse grids, no particles, one
- * particle, 1 particle per cell. */
+ * particle, 1 particle per cell; positions periods away. */
 static void special_cases(partile_context_t *ctx)
 {
     partile_context_t *ref = NULL;
@@ -211,6 +244,19 @@ static void special_cases(partile_context_t *ctx)
                 }
                 free_problem(&P);
             }
+    /* positions whole periods away on periodic grids, every shape and kind */
+    for (int dim = 2; dim <= 3; dim++)
+        for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++) {
+            problem P = make_problem(ref, dim, 1, dim == 3 ? 6 : 9, 2000, 0, &rng);
+            shift_images(ref, &P, &rng);
+            for (int kind = 0; kind <= 1; kind++)
+                for (int alg = PARTILE_MASS_TILES; alg <= PARTILE_MASS_FMA_PER_CELL; alg++) {
+                    run_opts o = { shape, kind, 0, 0, 1, PARTILE_MASS_BITWISE,
+                                   (partile_mass_algorithm_t)alg, PARTILE_MASS_FP64 };
+                    compare(ctx, ref, &P, &o, &rng);
+                }
+            free_problem(&P);
+        }
     partile_context_destroy(ref);
 }
 
@@ -317,10 +363,95 @@ static void errors(partile_context_t *ctx)
     partile_context_destroy(ref);
 }
 
+/* One bad input on the GPU against the reference: the same status and bad
+ * particle (the reference's order of checks), the storage untouched. */
+static void expect_refused(partile_context_t *gpu, partile_context_t *ref, const problem *P,
+                           const run_opts *o, const char *what)
+{
+    partile_mass_layout_t L;
+    assert_int_equal(partile_mass_layout(&P->g, (partile_shape_t)o->shape,
+                                         (partile_mass_kind_t)o->kind, &L), 0);
+    double *init = malloc(L.entries * 8), *want = malloc(L.entries * 8),
+           *got = malloc(L.entries * 8);
+    for (size_t e = 0; e < L.entries; e++)
+        init[e] = (double)e - 0.5;
+    int64_t want_bad = -1, got_bad = -1;
+    const int want_st = assemble_on(ref, 0, P, o, init, want, L.entries, &want_bad);
+    const int got_st = assemble_on(gpu, 1, P, o, init, got, L.entries, &got_bad);
+    if (want_st >= 0)
+        fail_msg("%s, %s: the reference accepted the bad input", case_name(P, o), what);
+    if (got_st != want_st || got_bad != want_bad)
+        fail_msg("%s, %s: status %d, bad particle %lld; reference %d, %lld", case_name(P, o), what,
+                 got_st, (long long)got_bad, want_st, (long long)want_bad);
+    if (memcmp(got, init, L.entries * 8) != 0)
+        fail_msg("%s, %s: the storage was written", case_name(P, o), what);
+    free(init), free(want), free(got);
+}
+
+/* Every check, on every path that assembles (one pass with the checks in
+ * pass 1, or the checks first: B field, relaxed), CIC and TSC, scalar and
+ * tensor, tiles and kernel (ii), with and without accumulate. */
+static void refused_everywhere(partile_context_t *ctx)
+{
+    partile_context_t *ref = NULL;
+    assert_int_equal(partile_context_create("reference", 0, &ref), 0);
+    uint64_t rng = fresh_seed();
+    for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
+        for (int periodic = 0; periodic <= 1; periodic++) {
+            problem P = make_problem(ref, 3, periodic, 5, 700, 0, &rng);
+            const size_t n = P.n;
+            int64_t ncells;
+            partile_grid_cell_count(&P.g, &ncells);
+            for (int variant = 0; variant < 6; variant++) {
+                run_opts o = { shape, variant % 2, variant == 5, variant / 2 == 1, 1,
+                               variant == 4 ? PARTILE_MASS_RELAXED : PARTILE_MASS_BITWISE,
+                               variant == 2 || variant == 3 ? PARTILE_MASS_FMA_PER_CELL
+                                                            : PARTILE_MASS_TILES,
+                               PARTILE_MASS_FP64 };
+                const size_t k = (size_t)(su_uniform(&rng) * (double)(n - 2)) + 1;
+                double keep = P.x[n + k];
+                P.x[n + k] = NAN;
+                expect_refused(ctx, ref, &P, &o, "a NaN position");
+                P.x[n + k] = periodic ? INFINITY : P.g.lower[1] - 0.25;
+                expect_refused(ctx, ref, &P, &o, "a position off the grid");
+                P.x[n + k] = keep;
+                if (o.kind && !o.use_bfield) {
+                    keep = P.w[2 * n + k];
+                    P.w[2 * n + k] = -INFINITY;
+                    expect_refused(ctx, ref, &P, &o, "a non-finite omega");
+                    P.w[2 * n + k] = keep;
+                }
+                /* the first and last particles swapped (different cells) */
+                for (int a = 0; a < 3; a++) {
+                    const double t = P.x[a * n];
+                    P.x[a * n] = P.x[a * n + n - 1];
+                    P.x[a * n + n - 1] = t;
+                }
+                expect_refused(ctx, ref, &P, &o, "an unsorted pair");
+                for (int a = 0; a < 3; a++) {
+                    const double t = P.x[a * n];
+                    P.x[a * n] = P.x[a * n + n - 1];
+                    P.x[a * n + n - 1] = t;
+                }
+                /* cell lists whose ranges leave [0, n): pass 1 must not walk them */
+                const int64_t last = P.off[ncells], mid = P.off[ncells / 2];
+                P.off[ncells] = (int64_t)n + 4096;
+                expect_refused(ctx, ref, &P, &o, "a cell list ending past n");
+                P.off[ncells] = last;
+                P.off[ncells / 2] = (int64_t)n + 100000;
+                expect_refused(ctx, ref, &P, &o, "a cell list not monotone");
+                P.off[ncells / 2] = mid;
+            }
+            free_problem(&P);
+        }
+    partile_context_destroy(ref);
+}
+
 GPU_TEST(bitwise, all_bitwise(ctx))
 GPU_TEST(special, special_cases(ctx))
 GPU_TEST(relaxed, relaxed_and_atomic(ctx))
 GPU_TEST(bad_input, errors(ctx))
+GPU_TEST(refused, refused_everywhere(ctx))
 GPU_TEST(tf32_tiles, tf32(ctx))
 
 int main(void)
@@ -328,10 +459,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bitwise_cuda), cmocka_unit_test(special_cuda),
         cmocka_unit_test(relaxed_cuda), cmocka_unit_test(bad_input_cuda),
-        cmocka_unit_test(tf32_tiles_cuda),
+        cmocka_unit_test(tf32_tiles_cuda), cmocka_unit_test(refused_cuda),
         cmocka_unit_test(bitwise_hip),  cmocka_unit_test(special_hip),
         cmocka_unit_test(relaxed_hip),  cmocka_unit_test(bad_input_hip),
-        cmocka_unit_test(tf32_tiles_hip),
+        cmocka_unit_test(tf32_tiles_hip),  cmocka_unit_test(refused_hip),
     };
     GPU_TEST_MAIN(tests);
 }

@@ -128,7 +128,15 @@ typedef struct partile_mass_params {
  * pairs (36 CIC, 378 TSC in 3-D) × components doubles per cell), a copy of
  * the storage with accumulate, 24 bytes per particle when ω comes from
  * the B field, and 1 byte per particle for TSC (its support group, except
- * with ATOMIC_UNSORTED); OUT_OF_MEMORY if that cannot be had. */
+ * with ATOMIC_UNSORTED); OUT_OF_MEMORY if that cannot be had.
+ * Checks (every backend, the reference's order: positions, cell list, ω):
+ * bad input returns its status with *bad_particle set and storage
+ * untouched. GPU backends in bitwise mode, when the local entries fit the
+ * workspace in one go and ω is given (or scalar), make these checks inside
+ * the assembly's first pass instead of separate passes over the particles;
+ * a flagged input makes them start over with the separate checks. Periodic
+ * positions a whole period or more outside the box (valid) take that second
+ * start too: the same result, with the first pass run twice. */
 int partile_mass_assemble(partile_context_t *ctx, const partile_mass_params_t *params, size_t n,
                           const partile_vectors_t *pos, const int64_t *cell_offsets,
                           const double *q, const partile_vectors_t *omega, double *storage,
