@@ -193,6 +193,8 @@ static void all_bitwise(partile_context_t *ctx)
  * (−2, −1, +1 or +3 periods) on one axis, then sorts again: such positions
  * bin into their wrapped cell, and the checks pass 1 makes on its way must
  * accept them as the reference does. */
+static void resort(partile_context_t *ref, problem *P);
+
 static void shift_images(partile_context_t *ref, problem *P, uint64_t *rng)
 {
     const size_t n = P->n;
@@ -204,6 +206,13 @@ static void shift_images(partile_context_t *ref, problem *P, uint64_t *rng)
         const double span = (double)P->g.cells[a] * P->g.spacing[a];
         P->x[a * n + i] += periods[(int)(su_uniform(rng) * 4) & 3] * span;
     }
+    resort(ref, P);
+}
+
+/* Sorts P's particles again after their positions changed. */
+static void resort(partile_context_t *ref, problem *P)
+{
+    const size_t n = P->n;
     double *x = malloc(3 * (n ? n : 1) * 8), *q = malloc((n ? n : 1) * 8),
            *w = malloc(3 * (n ? n : 1) * 8);
     int64_t *perm = malloc((n ? n : 1) * 8);
@@ -220,6 +229,17 @@ static void shift_images(partile_context_t *ref, problem *P, uint64_t *rng)
         }
     }
     free(x), free(q), free(w), free(perm);
+}
+
+/* Puts `count` particles into one octant of the cell at (1, 1, 1), so that
+ * one TSC support group of that cell holds them all (more than a staging
+ * ring: the tile kernel's resident try fails and it streams the group). */
+static void crowd_octant(partile_context_t *ref, problem *P, size_t count, uint64_t *rng)
+{
+    for (size_t i = 0; i < count && i < P->n; i++)
+        for (int a = 0; a < P->g.dim; a++)
+            P->x[a * P->n + i] = P->g.lower[a] + P->g.spacing[a] * (1.0 + 0.2 * su_uniform(rng));
+    resort(ref, P);
 }
 
 /* ω from the B field, species accumulated, sparse grids, no particles, one
@@ -244,6 +264,19 @@ static void special_cases(partile_context_t *ctx)
                 }
                 free_problem(&P);
             }
+    /* a support group larger than a staging ring in a cell that is not */
+    for (int dim = 2; dim <= 3; dim++) {
+        problem P = make_problem(ref, dim, 0, dim == 3 ? 6 : 9, 1500, 0, &rng);
+        crowd_octant(ref, &P, 150, &rng);
+        for (int kind = 0; kind <= 1; kind++) {
+            run_opts o = { PARTILE_SHAPE_TSC, kind, 0, 0, 1, PARTILE_MASS_BITWISE,
+                           PARTILE_MASS_TILES, PARTILE_MASS_FP64 };
+            compare(ctx, ref, &P, &o, &rng);
+            o.mode = PARTILE_MASS_RELAXED;
+            compare(ctx, ref, &P, &o, &rng);
+        }
+        free_problem(&P);
+    }
     /* positions whole periods away on periodic grids, every shape and kind */
     for (int dim = 2; dim <= 3; dim++)
         for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++) {

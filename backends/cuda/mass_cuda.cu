@@ -31,11 +31,11 @@
 #define MASS_IN(x) tf32_m16n8k8_in((float)(x))
 #include "backends/gpu/mass_tile.inc"
 
-static mass_kernel_t mass_tile_kernel(int engine, int npts, int comps)
+static mass_kernel_t mass_tile_kernel(int engine, int npts, int comps, int resident)
 {
-    return engine == 2   ? mass_tile_variant_tf32_m16n8k8(npts, comps)
-           : engine == 1 ? mass_tile_variant_f64_m16n8k16(npts, comps)
-                         : mass_tile_variant_f64_m8n8k4(npts, comps);
+    return engine == 2   ? mass_tile_variant_tf32_m16n8k8(npts, comps, resident)
+           : engine == 1 ? mass_tile_variant_f64_m16n8k16(npts, comps, resident)
+                         : mass_tile_variant_f64_m8n8k4(npts, comps, resident);
 }
 
 #include "backends/gpu/mass_gpu.inc"

@@ -25,10 +25,10 @@
 #define MASS_IN(x) ((float)(x))
 #include "backends/gpu/mass_tile.inc"
 
-static mass_kernel_t mass_tile_kernel(int engine, int npts, int comps)
+static mass_kernel_t mass_tile_kernel(int engine, int npts, int comps, int resident)
 {
-    return engine == 1 ? mass_tile_variant_f32_16x16x4(npts, comps)
-                       : mass_tile_variant_f64_16x16x4(npts, comps);
+    return engine == 1 ? mass_tile_variant_f32_16x16x4(npts, comps, resident)
+                       : mass_tile_variant_f64_16x16x4(npts, comps, resident);
 }
 
 #include "backends/gpu/mass_gpu.inc"
