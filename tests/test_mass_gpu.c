@@ -167,6 +167,18 @@ static void compare(partile_context_t *gpu, partile_context_t *ref, const proble
     free(init), free(want), free(got);
 }
 
+/* compare in bitwise mode, scalar and tensor, tiles and kernel (ii). */
+static void compare_bitwise_kinds(partile_context_t *gpu, partile_context_t *ref, const problem *P,
+                                  int shape, uint64_t *rng)
+{
+    for (int kind = 0; kind <= 1; kind++)
+        for (int alg = PARTILE_MASS_TILES; alg <= PARTILE_MASS_FMA_PER_CELL; alg++) {
+            run_opts o = { shape, kind, 0, 0, 1, PARTILE_MASS_BITWISE,
+                           (partile_mass_algorithm_t)alg, PARTILE_MASS_FP64 };
+            compare(gpu, ref, P, &o, rng);
+        }
+}
+
 static void all_bitwise(partile_context_t *ctx)
 {
     partile_context_t *ref = NULL;
@@ -178,12 +190,7 @@ static void all_bitwise(partile_context_t *ctx)
                 const int64_t side = dim == 3 ? 6 : dim == 2 ? 9 : 17;
                 const size_t n = dim == 3 ? 2500 : 1500;
                 problem P = make_problem(ref, dim, periodic, side, n, n / 5, &rng);
-                for (int kind = 0; kind <= 1; kind++)
-                    for (int alg = PARTILE_MASS_TILES; alg <= PARTILE_MASS_FMA_PER_CELL; alg++) {
-                        run_opts o = { shape, kind, 0, 0, 1, PARTILE_MASS_BITWISE,
-                                       (partile_mass_algorithm_t)alg, PARTILE_MASS_FP64 };
-                        compare(ctx, ref, &P, &o, &rng);
-                    }
+                compare_bitwise_kinds(ctx, ref, &P, shape, &rng);
                 free_problem(&P);
             }
     partile_context_destroy(ref);
@@ -282,12 +289,7 @@ static void special_cases(partile_context_t *ctx)
         for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++) {
             problem P = make_problem(ref, dim, 1, dim == 3 ? 6 : 9, 2000, 0, &rng);
             shift_images(ref, &P, &rng);
-            for (int kind = 0; kind <= 1; kind++)
-                for (int alg = PARTILE_MASS_TILES; alg <= PARTILE_MASS_FMA_PER_CELL; alg++) {
-                    run_opts o = { shape, kind, 0, 0, 1, PARTILE_MASS_BITWISE,
-                                   (partile_mass_algorithm_t)alg, PARTILE_MASS_FP64 };
-                    compare(ctx, ref, &P, &o, &rng);
-                }
+            compare_bitwise_kinds(ctx, ref, &P, shape, &rng);
             free_problem(&P);
         }
     partile_context_destroy(ref);
