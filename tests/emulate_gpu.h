@@ -179,7 +179,8 @@ static void *emu_thread_main(void *p)
 }
 
 /* A launch of `blocks` blocks of `threads` threads, the blocks in turn. */
-static void launch(unsigned blocks, unsigned threads, const std::function<void()> &body)
+[[maybe_unused]] static void launch(unsigned blocks, unsigned threads,
+                                    const std::function<void()> &body)
 {
     gridDim = emu_dim3{ blocks, 1, 1 };
     blockDim = emu_dim3{ threads, 1, 1 };

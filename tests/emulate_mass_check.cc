@@ -13,7 +13,11 @@
  *     needlessly: mass_gpu.inc then runs the separate checks);
  *   - an accepted particle's weights are the reference's, bit for bit
  *     (partile_particle_stencil, partile_mass_point_weights), and its
- *     coefficients q·α (partile_alpha).
+ *     coefficients q·α (partile_alpha);
+ *   - TSC: k_mass_groups' group (mass_group_of) is the one pass 1 finds,
+ *     for every input, so that every particle is staged and tested.
+ * Under UBSan (scripts/test) this also shows that refused inputs reach no
+ * undefined integer conversion.
  * Seed: the time, printed; give it as the argument to rerun. */
 #include <cmath>
 #include <cstdint>
@@ -116,11 +120,18 @@ int main(int argc, char **argv)
             }
             double W[MASS_MAX_NPTS], coef[9];
             int fault = 0;
+            int grp = -1;
 #define MASS_RUN(NP, CO)                                                             \
     if (npts == (NP) && comps == (CO))                                               \
-        mass_particle_fast(&m, &r, listed, 1, W, coef, &fault, (NP), (CO));
+        grp = mass_particle_fast(&m, &r, listed, 1, W, coef, &fault, (NP), (CO));
             MASS_LOCAL_SIZES(MASS_RUN)
 #undef MASS_RUN
+            /* k_mass_groups' byte names the group pass 1 stages the particle
+             * in, for every input: so every particle is staged, and tested */
+            if (tsc && (mass_group_of(&m, &r) != grp || grp < 0 || grp >= m.ngroups) &&
+                failures++ < 10)
+                printf("FAIL: group %d, k_mass_groups' %d (%s, x %a %a %a)\n", grp,
+                       mass_group_of(&m, &r), emu_grid_name(g, tsc).s, r.x[0], r.x[1], r.x[2]);
             if (!ok) {
                 refused++;
                 if (!fault && failures++ < 10)
