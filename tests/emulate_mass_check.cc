@@ -88,12 +88,7 @@ int main(int argc, char **argv)
         m.t.grid = g;
         m.t.shape = tsc ? PARTILE_SHAPE_TSC : PARTILE_SHAPE_CIC;
         m.ngroups = tsc ? 1 << dim : 1;
-        double stride = 1.0; /* as mass_gpu.inc fills them */
-        for (int a = 0; a < 3; a++) {
-            m.cell_count[a] = a < dim ? (double)g.cells[a] : 1.0;
-            m.cell_stride[a] = a < dim ? stride : 0.0;
-            stride *= m.cell_count[a];
-        }
+        mass_set_cell_geometry(&m, &g);
         int npts = 1;
         for (int a = 0; a < dim; a++)
             npts *= tsc ? 3 : 2;
