@@ -126,7 +126,8 @@ typedef struct partile_mass_params {
  * to 1 GiB for the groups' local entries (at least one plane of cells along
  * the last axis: 2^d groups (TSC; 1 for CIC) × the group's forward point
  * pairs (36 CIC, 378 TSC in 3-D) × components doubles per cell), a copy of
- * the storage with accumulate, 24 bytes per particle when ω comes from
+ * the storage with accumulate (relaxed mode, or when those local entries
+ * take several chunks), 24 bytes per particle when ω comes from
  * the B field, and 1 byte per particle for TSC (its support group, except
  * with ATOMIC_UNSORTED); OUT_OF_MEMORY if that cannot be had.
  * Checks (every backend, the reference's order: positions, cell list, ω):
