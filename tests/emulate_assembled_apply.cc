@@ -1,10 +1,9 @@
 /* The GPU assembled apply y = M x (backends/gpu/apply_gpu.inc) run on the
  * CPU against the reference backend's partile_mass_apply_assembled, bit for
- * bit: the scalar k_assembled<1, N, D> (tiles of rows staged in dynamic
- * shared memory, as launched for CIC N = 1 and TSC N = 2, D = 1-3), the
- * tensor k_assembled_direct<3> (a thread per (row, component), as launched)
- * and the tensor k_assembled<3, N, D> (not launched: tensors take the direct
- * kernel; kept correct here). The device parts of the GPU sources, cut at
+ * bit: k_assembled<M, N, D> (tiles of rows staged in dynamic shared
+ * memory, as launched for M = 1, 3, CIC N = 1 and TSC N = 2, D = 1-3) and
+ * its fallback k_assembled_direct<M> (a thread per (row, component), where
+ * a tile does not fit or the grid has more than ASM_MAX_ROWS points). The device parts of the GPU sources, cut at
  * their host-side markers by tests/device_part.awk, compile as host C++
  * with the shims of tests/emulate_gpu.h. The dynamic shared memory
  * (`extern __shared__ double asm_smem[]`) is a static array filled with a
@@ -90,7 +89,7 @@ static int run_tiles(long long rows, const partile_grid_t &g, const double *stor
     *blocks = want && want < tiles ? want : (unsigned)tiles;
     *threads = A::T;
     smem_fill();
-    launch(*blocks, A::T, [&] { k_assembled<M, N, D>(rows, g, storage, x, y); });
+    launch(*blocks, A::T, [&] { k_assembled<M, N, D>((int)rows, g, storage, x, y); });
     return smem_overrun(A::SMEM);
 }
 
@@ -104,19 +103,23 @@ static int run_tiles_dim(long long rows, const partile_grid_t &g, const double *
                         : run_tiles<M, N, 3>(rows, g, storage, x, y, want, blocks, threads);
 }
 
-/* gpu_apply_assembled's tensor launch: grid_for(rows·3) blocks of
- * SORT_THREADS (the 32-per-SM cap not reached here), or `want` fewer. */
+/* gpu_apply_assembled's fallback (no tile: shared memory or more than
+ * ASM_MAX_ROWS rows): grid_for(rows·M) blocks of SORT_THREADS (the
+ * 32-per-SM cap not reached here), or `want` fewer. */
+template <int M>
 static void run_direct(long long rows, const partile_grid_t &g, int shape, int offsets,
                        const double *storage, const double *x, double *y, unsigned want,
                        unsigned *blocks)
 {
-    const long long need = (rows * 3 + SORT_THREADS - 1) / SORT_THREADS;
+    const long long need = (rows * M + SORT_THREADS - 1) / SORT_THREADS;
     *blocks = want && want < need ? want : (unsigned)need;
     launch(*blocks, SORT_THREADS,
-           [&] { k_assembled_direct<3>(rows, g, shape, offsets, storage, x, y); });
+           [&] { k_assembled_direct<M>(rows, g, shape, offsets, storage, x, y); });
 }
 
 /* ---- cases ---- */
+
+static int launches; /* emulated, in all */
 
 struct spec {
     int dim;
@@ -192,19 +195,24 @@ static int run_case(const spec &s, uint64_t seed)
             std::vector<double> want(rows * M);
             must(partile_mass_apply_assembled(ref, &p, storage.data(), x.data(), want.data()),
                  "reference apply");
-            /* scalar: k_assembled<1, N, D>; tensor: k_assembled_direct<3>
-             * (launched), then k_assembled<3, N, D> */
-            for (int kernel = 0; kernel < (kind ? 2 : 1); kernel++) {
+            /* k_assembled<M, N, D> (launched), then k_assembled_direct<M>
+             * (the fallback) */
+            for (int kernel = 0; kernel < 2; kernel++) {
                 std::vector<double> y(rows * M, NAN);
                 const int divergent0 = divergent;
+                const long long unwaited0 = async_unwaited;
                 const long long syncs0 = block_syncs;
                 unsigned blocks = 0;
                 int threads = SORT_THREADS, overrun = 0;
                 const char *name;
-                if (kind && kernel == 0) {
-                    name = "k_assembled_direct<3>";
-                    run_direct(rows, g, (int)shape, L.offsets, storage.data(), x.data(),
-                               y.data(), s.blocks, &blocks);
+                if (kernel == 1) {
+                    name = kind ? "k_assembled_direct<3>" : "k_assembled_direct<1>";
+                    if (kind)
+                        run_direct<3>(rows, g, (int)shape, L.offsets, storage.data(), x.data(),
+                                      y.data(), s.blocks, &blocks);
+                    else
+                        run_direct<1>(rows, g, (int)shape, L.offsets, storage.data(), x.data(),
+                                      y.data(), s.blocks, &blocks);
                 } else if (!kind) {
                     name = "k_assembled<1>";
                     overrun = s.tsc ? run_tiles_dim<1, 2>(rows, g, storage.data(), x.data(),
@@ -212,7 +220,7 @@ static int run_case(const spec &s, uint64_t seed)
                                     : run_tiles_dim<1, 1>(rows, g, storage.data(), x.data(),
                                                           y.data(), s.blocks, &blocks, &threads);
                 } else {
-                    name = "k_assembled<3> (not launched)";
+                    name = "k_assembled<3>";
                     overrun = s.tsc ? run_tiles_dim<3, 2>(rows, g, storage.data(), x.data(),
                                                           y.data(), s.blocks, &blocks, &threads)
                                     : run_tiles_dim<3, 1>(rows, g, storage.data(), x.data(),
@@ -224,13 +232,15 @@ static int run_case(const spec &s, uint64_t seed)
                 snprintf(what, sizeof what, "%s %s n %zu %s storage, %u blocks of %d", name,
                          emu_grid_name(g, s.tsc).s, n, noise ? "noise" : "assembled", blocks,
                          threads);
-                if (differ || overrun || divergent != divergent0) {
+                launches++;
+                const long long unwaited = async_unwaited - unwaited0;
+                if (differ || overrun || divergent != divergent0 || unwaited) {
                     printf("FAIL %s: %lld of %lld values differ, first row %lld component %lld: "
                            "want %.17g got %.17g; %d shared doubles written past the launch's "
-                           "bytes; %d divergent barriers\n",
+                           "bytes; %d divergent barriers; %lld async copies not waited for\n",
                            what, (long long)differ, (long long)(rows * M), (long long)(first / M),
                            (long long)(first % M), want[first], y[first], overrun,
-                           divergent - divergent0);
+                           divergent - divergent0, unwaited);
                     fails++;
                 } else {
                     printf("ok %s: %lld rows, %lld barriers\n", what, rows,
@@ -282,11 +292,9 @@ int main(int argc, char **argv)
 {
     const uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (uint64_t)time(NULL);
     printf("# seed %llu\n", (unsigned long long)seed);
-    int fails = 0, runs = 0;
-    for (const spec &s : cases) {
-        fails += run_case(s, seed * 1000003u + (uint64_t)runs);
-        runs += 6;
-    }
-    printf("# %d emulated launches, %d not bitwise equal to the reference\n", runs, fails);
+    int fails = 0, index = 0;
+    for (const spec &s : cases)
+        fails += run_case(s, seed * 1000003u + (uint64_t)(6 * index++));
+    printf("# %d emulated launches, %d not bitwise equal to the reference\n", launches, fails);
     return fails != 0;
 }

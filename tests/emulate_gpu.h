@@ -127,6 +127,23 @@ using std::fma;
 #define __syncthreads() emu_syncthreads()
 #define PARTILE_DEVICE static inline
 #define PARTILE_GRID_CONSTANT
+/* cp.async: the copy lands at the thread's wait, not before, so that a
+ * read of shared memory before its wait sees what was there (a NaN in the
+ * tests that fill it); copies never waited for are counted per launch. */
+struct emu_async_copy {
+    double *dst;
+    const double *src;
+};
+static thread_local std::vector<emu_async_copy> async_pending;
+static std::atomic<long long> async_unwaited{ 0 };
+static inline void emu_async_wait()
+{
+    for (const emu_async_copy &c : async_pending)
+        *c.dst = *c.src;
+    async_pending.clear();
+}
+#define PARTILE_ASYNC_COPY8(dst, src) async_pending.push_back(emu_async_copy{ (dst), (src) })
+#define PARTILE_ASYNC_WAIT() emu_async_wait()
 
 /* Around the included device code: it is written for nvcc and hipcc, so
  * host compilers see pragmas they do not know (`#pragma unroll`) and
@@ -161,6 +178,8 @@ static void *emu_thread_main(void *p)
         thread_syncs = 0;
         thread_shuffles = 0;
         (*e->body)();
+        async_unwaited += (long long)async_pending.size();
+        async_pending.clear();
         (*e->syncs)[e->t] = thread_syncs;
         (*e->shuffles)[e->t] = thread_shuffles;
         /* the block is done (its shared arrays are free) before the next

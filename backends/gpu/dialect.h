@@ -88,6 +88,24 @@
                          (int)cudaSharedmemCarveoutMaxShared)
 #endif
 
+/* Copy 8 bytes from global to shared memory without a register round trip
+ * (sm_80+: cp.async), so that all of a thread's copies are in flight at
+ * once; PARTILE_ASYNC_WAIT waits for the calling thread's copies, and a
+ * __syncthreads after it makes them visible to the block. Elsewhere (HIP,
+ * older CUDA) a plain copy: the same values, one load at a time
+ * (unverified on AMD hardware). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define PARTILE_ASYNC_COPY8(dst, src)                                           \
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(           \
+                     (unsigned)__cvta_generic_to_shared(dst)),                 \
+                 "l"(src)                                                       \
+                 : "memory")
+#define PARTILE_ASYNC_WAIT() asm volatile("cp.async.wait_all;\n" ::: "memory")
+#else
+#define PARTILE_ASYNC_COPY8(dst, src) (void)(*(dst) = *(src))
+#define PARTILE_ASYNC_WAIT() ((void)0)
+#endif
+
 /* Check a runtime call; keep the vendor's message; clear a non-sticky
  * error so the next call does not see it. */
 #define PARTILE_GPU_TRY(call)                                                   \
