@@ -144,6 +144,7 @@ static inline void emu_async_wait()
 }
 #define PARTILE_ASYNC_COPY8(dst, src) async_pending.push_back(emu_async_copy{ (dst), (src) })
 #define PARTILE_ASYNC_WAIT() emu_async_wait()
+#define PARTILE_UNROLL_COPIES
 
 /* Around the included device code: it is written for nvcc and hipcc, so
  * host compilers see pragmas they do not know (`#pragma unroll`) and

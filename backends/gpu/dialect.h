@@ -92,8 +92,9 @@
  * (sm_80+: cp.async), so that all of a thread's copies are in flight at
  * once; PARTILE_ASYNC_WAIT waits for the calling thread's copies, and a
  * __syncthreads after it makes them visible to the block. Elsewhere (HIP,
- * older CUDA) a plain copy: the same values, one load at a time
- * (unverified on AMD hardware). */
+ * older CUDA) a plain copy: the same values; a loop of them is unrolled
+ * (PARTILE_UNROLL_COPIES) so that several loads are in flight before their
+ * stores (unverified on AMD hardware). */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define PARTILE_ASYNC_COPY8(dst, src)                                           \
     asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(           \
@@ -101,9 +102,11 @@
                  "l"(src)                                                       \
                  : "memory")
 #define PARTILE_ASYNC_WAIT() asm volatile("cp.async.wait_all;\n" ::: "memory")
+#define PARTILE_UNROLL_COPIES
 #else
 #define PARTILE_ASYNC_COPY8(dst, src) (void)(*(dst) = *(src))
 #define PARTILE_ASYNC_WAIT() ((void)0)
+#define PARTILE_UNROLL_COPIES _Pragma("unroll 8")
 #endif
 
 /* Check a runtime call; keep the vendor's message; clear a non-sticky
