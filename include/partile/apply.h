@@ -14,7 +14,23 @@
  * chain from 0 over the full stencil of g (offsets z outermost, x innermost,
  * each from −n to n, neighbours outside a non-periodic grid skipped) and
  * j = 0 … (components − 1) of M^{ij}_{g,g+o} x_{g+o,j}. The two agree to
- * rounding, not bit for bit. */
+ * rounding, not bit for bit.
+ *
+ * Which is faster. The assembled apply costs the same at every density;
+ * the matrix-free one grows with the particles. Measured on an H200 (64³
+ * periodic grid, FP64, CUDA backend, bench/RESULTS.md):
+ *  - assembled (2026-12-01): 7.0–7.7 (CIC) and 1.9 (TSC) GDofs/s scalar,
+ *    4.9 and 0.94 tensor;
+ *  - matrix-free, 1 particle per cell (same runs): 3.3 and 0.63 scalar,
+ *    7.1–7.8 and 1.7 tensor; at 2 and 4 particles per cell (2026-11-30)
+ *    tensor CIC 4.0 and 2.3, TSC 0.93 and 0.55.
+ * So for scalars the assembled apply is the faster at every density, and
+ * for tensors from about 2 particles per cell. Assembling costs time too
+ * (at 1 particle per cell 0.5 ms CIC scalar up to 270 ms TSC tensor, more
+ * with more particles): it pays after t_assembly / (t_matrix-free −
+ * t_assembled) applications of one matrix, e.g. 10 (CIC scalar) and 122
+ * (TSC scalar) at 1 particle per cell. bench/bench_apply prints that count
+ * per shape, kind and density for the device at hand. */
 #ifndef PARTILE_APPLY_H
 #define PARTILE_APPLY_H
 
