@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# A/B in one device call: the working tree ("new") against the tree in
-# .device/ab-base ("base", from scripts/ab-base.sh), both built for sm_90
-# with the same options, then TARGET run with each set of ARGS on both, in
-# turns, PARTILE_AB_ROUNDS times (default 2), so that drift between rounds
-# shows. Every output line is prefixed "base rK" or "new rK"; all of it also
-# goes to $OUT/ab.txt. Machine-to-machine drift on the H200 reached ~7 %
-# (bench/RESULTS.md), hence one call for both.
+# A/B in one device call: the working tree ("new") against every tree in
+# .device/ab-NAME (from scripts/ab-base.sh; "base" by default, more for
+# several variants), all built for sm_90 with the same options, then TARGET
+# run with each set of ARGS on every tree, in turns, PARTILE_AB_ROUNDS times
+# (default 2), so that drift between rounds shows. Every output line is
+# prefixed "NAME rK" ("new rK" for the working tree); all of it also goes to
+# $OUT/ab.txt. Machine-to-machine drift on the H200 reached ~7 %
+# (bench/RESULTS.md), hence one call for all.
 #   bash scripts/device-ab.sh TARGET ARGS...   e.g.
 #   bash scripts/device-ab.sh bench/bench_deposit "--only 64,10" "--only 128,10"
 set -uo pipefail
@@ -13,7 +14,11 @@ OUT=${OUT:-/tmp/partile-out}
 mkdir -p "$OUT"
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: device-ab.sh TARGET [ARGS ...]" >&2; exit 2; }
-[ -d .device/ab-base ] || { echo "device-ab.sh: no .device/ab-base (run scripts/ab-base.sh REV)" >&2; exit 2; }
+trees=()
+for d in .device/ab-*/; do
+  [ -d "$d" ] && trees+=("$(basename "$d" | sed 's/^ab-//')")
+done
+[ ${#trees[@]} -ge 1 ] || { echo "device-ab.sh: no .device/ab-NAME (run scripts/ab-base.sh REV)" >&2; exit 2; }
 target=$1
 shift
 [ $# -ge 1 ] || set -- ""
@@ -29,12 +34,15 @@ build() { # DIR: configure and build TARGET there
     ninja -C build-ab "$target" >"$OUT/build-$2.log" 2>&1) ||
     { echo "device-ab.sh: the $2 build failed"; tail -20 "$OUT/build-$2.log"; return 1; }
 }
-build .device/ab-base base & b=$!
+pids=()
+for v in "${trees[@]}"; do
+  build ".device/ab-$v" "$v" & pids+=($!)
+done
 build . new || exit 1
-wait $b || exit 1
+for p in "${pids[@]}"; do wait "$p" || exit 1; done
 for round in $(seq 1 "${PARTILE_AB_ROUNDS:-2}"); do
-  for v in base new; do
-    dir=.; [ $v = base ] && dir=.device/ab-base
+  for v in "${trees[@]}" new; do
+    dir=.; [ $v = new ] || dir=.device/ab-$v
     for a in "$@"; do
       # shellcheck disable=SC2086 # each ARGS is a list of words
       "$dir/build-ab/$target" $a 2>&1 | sed "s/^/$v r$round /"
