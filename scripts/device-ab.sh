@@ -29,8 +29,9 @@ fi
 export PATH=/usr/local/cuda/bin:$PATH
 # PARTILE_AB_OPTS: other meson options (e.g. to try the script without a GPU)
 opts=${PARTILE_AB_OPTS:-"-Dhip=disabled -Dcuda=enabled -Dcuda-arch=sm_90 --buildtype=release"}
-build() { # DIR: configure and build TARGET there
-  (cd "$1" && { meson setup build-ab $opts --wipe || meson setup build-ab $opts; } >/dev/null 2>&1 &&
+build() { # DIR: configure (again, keeping what an earlier target in this call built) and build TARGET there
+  (cd "$1" && { if [ -f build-ab/build.ninja ]; then meson setup --reconfigure build-ab $opts; else
+    meson setup build-ab $opts; fi; } >/dev/null 2>&1 &&
     ninja -C build-ab "$target" >"$OUT/build-$2.log" 2>&1) ||
     { echo "device-ab.sh: the $2 build failed"; tail -20 "$OUT/build-$2.log"; return 1; }
 }
