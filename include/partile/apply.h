@@ -18,19 +18,19 @@
  *
  * Which is faster. The assembled apply costs the same at every density;
  * the matrix-free one grows with the particles. Measured on an H200 (64³
- * periodic grid, FP64, CUDA backend, bench/RESULTS.md):
- *  - assembled (2026-12-01): 7.0–7.7 (CIC) and 1.9 (TSC) GDofs/s scalar,
- *    4.9 and 0.94 tensor;
- *  - matrix-free, 1 particle per cell (same runs): 3.3 and 0.63 scalar,
- *    7.1–7.8 and 1.7 tensor; at 2 and 4 particles per cell (2026-11-30)
- *    tensor CIC 4.0 and 2.3, TSC 0.93 and 0.55.
+ * periodic grid, FP64, CUDA backend, 2026-12-01, bench/RESULTS.md):
+ *  - assembled: 7.9–8.9 (CIC) and 2.0 (TSC) GDofs/s scalar, 5.1–5.2 and
+ *    0.95 tensor;
+ *  - matrix-free, 1 / 2 / 4 particles per cell: CIC scalar 3.2 / 2.1 /
+ *    1.25, TSC scalar 0.62 / 0.40 / 0.25, CIC tensor 7.5 / 4.7 / 2.65, TSC
+ *    tensor 1.7 / 1.06 / 0.62.
  * So for scalars the assembled apply is the faster at every density, and
  * for tensors from about 2 particles per cell. Assembling costs time too
  * (at 1 particle per cell 0.5 ms CIC scalar up to 270 ms TSC tensor, more
  * with more particles): it pays after t_assembly / (t_matrix-free −
- * t_assembled) applications of one matrix, e.g. 10 (CIC scalar) and 122
- * (TSC scalar) at 1 particle per cell. bench/bench_apply prints that count
- * per shape, kind and density for the device at hand. */
+ * t_assembled) applications of one matrix, e.g. 9 (CIC scalar) and 117
+ * (TSC scalar) at 1 particle per cell, 4 and 40 at 4. bench/bench_apply
+ * prints that count per shape, kind and density for the device at hand. */
 #ifndef PARTILE_APPLY_H
 #define PARTILE_APPLY_H
 
