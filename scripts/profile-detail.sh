@@ -4,15 +4,16 @@
 #   bash scripts/profile-detail.sh NAME KERNEL_REGEX COMMAND [ARGS...]
 # KERNEL_REGEX matches the base name (no template arguments); NCU_SKIP=k
 # profiles its (k+1)-th launch; NCU_NAME_BASE=mangled matches KERNEL_REGEX
-# against the mangled name (one template instance). Build with NVCC_APPEND_FLAGS=-lineinfo for
-# the source lines. Writes
+# against the mangled name (one template instance). Build with
+# NVCC_APPEND_FLAGS=-lineinfo for the source lines. Writes
 # $OUT/ncu-NAME.txt (and the report $OUT/ncu-NAME.ncu-rep if small).
 set -uo pipefail
 name=$1 kernel=$2
 shift 2
 OUT=${OUT:-/tmp}
 rep=/tmp/ncu-$name
-ncu --clock-control none --kernel-name-base "${NCU_NAME_BASE:-function}" --kernel-name "regex:$kernel" --launch-skip "${NCU_SKIP:-0}" --launch-count 1 \
+ncu --clock-control none --kernel-name-base "${NCU_NAME_BASE:-function}" --kernel-name "regex:$kernel" \
+  --launch-skip "${NCU_SKIP:-0}" --launch-count 1 \
   --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
   --section SchedulerStats --section InstructionStats --section ComputeWorkloadAnalysis \
   --section MemoryWorkloadAnalysis --section SourceCounters --import-source yes \
