@@ -5,7 +5,8 @@
 # run with each set of ARGS on every tree, in turns, PARTILE_AB_ROUNDS times
 # (default 2), so that drift between rounds shows. Every output line is
 # prefixed "NAME rK" ("new rK" for the working tree); all of it also goes to
-# $OUT/ab.txt. Machine-to-machine drift on the H200 reached ~7 %
+# $OUT/ab.txt; PARTILE_AB_TREES="NAME ..." runs only those trees (and the
+# working tree). Machine-to-machine drift on the H200 reached ~7 %
 # (bench/RESULTS.md), hence one call for all.
 #   bash scripts/device-ab.sh TARGET ARGS...   e.g.
 #   bash scripts/device-ab.sh bench/bench_deposit "--only 64,10" "--only 128,10"
@@ -15,9 +16,16 @@ mkdir -p "$OUT"
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: device-ab.sh TARGET [ARGS ...]" >&2; exit 2; }
 trees=()
-for d in .device/ab-*/; do
-  [ -d "$d" ] && trees+=("$(basename "$d" | sed 's/^ab-//')")
-done
+if [ -n "${PARTILE_AB_TREES:-}" ]; then # a subset of the trees, e.g. "occ16 occ12"
+  for v in $PARTILE_AB_TREES; do
+    [ -d ".device/ab-$v" ] || { echo "device-ab.sh: no .device/ab-$v" >&2; exit 2; }
+    trees+=("$v")
+  done
+else
+  for d in .device/ab-*/; do
+    [ -d "$d" ] && trees+=("$(basename "$d" | sed 's/^ab-//')")
+  done
+fi
 [ ${#trees[@]} -ge 1 ] || { echo "device-ab.sh: no .device/ab-NAME (run scripts/ab-base.sh REV)" >&2; exit 2; }
 target=$1
 shift
