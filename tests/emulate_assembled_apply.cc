@@ -256,7 +256,9 @@ static int run_case(const spec &s, uint64_t seed)
 /* Periodic axes at the minimum (3 CIC, 5 TSC: 2N + 1 points, one wrap) and
  * longer; non-periodic axes (cells + 3 points); 150-cell x-lines (longer
  * than a tile: 128 rows CIC, 64 TSC, 32 tensor); narrow grids whose tiles
- * span many y-lines (and z-planes); fewer blocks than tiles. */
+ * span many y-lines (and z-planes); fewer blocks than tiles; x-lines of
+ * 32 and 64 points, periodic and not, so that a warp's rows fill one line
+ * and its x window wraps at both ends (asm_plane's XWIN). */
 static const spec cases[] = {
     /* CIC */
     { 1, { 150 }, { 1 }, 0, 3.0, 0 },
@@ -273,6 +275,8 @@ static const spec cases[] = {
     { 3, { 150, 3, 3 }, { 1, 1, 0 }, 0, 1.0, 3 },
     { 3, { 4, 5, 6 }, { 0, 1, 1 }, 0, 2.0, 0 },
     { 3, { 7, 3, 5 }, { 1, 0, 1 }, 0, 2.0, 2 },
+    { 3, { 64, 3, 4 }, { 1, 1, 1 }, 0, 1.0, 0 },
+    { 2, { 29, 5 }, { 0, 1 }, 0, 2.0, 1 },
     /* TSC */
     { 1, { 150 }, { 1 }, 1, 3.0, 0 },
     { 1, { 150 }, { 0 }, 1, 3.0, 2 },
@@ -286,6 +290,9 @@ static const spec cases[] = {
     { 3, { 4, 3, 5 }, { 0, 0, 0 }, 1, 2.0, 0 },
     { 3, { 150, 5, 5 }, { 1, 0, 1 }, 1, 0.5, 5 },
     { 3, { 5, 6, 7 }, { 1, 0, 1 }, 1, 2.0, 3 },
+    { 3, { 64, 5, 5 }, { 1, 1, 1 }, 1, 0.5, 3 },
+    { 3, { 32, 5, 6 }, { 1, 1, 0 }, 1, 1.0, 0 },
+    { 2, { 61, 6 }, { 0, 1 }, 1, 2.0, 0 },
 };
 
 int main(int argc, char **argv)
