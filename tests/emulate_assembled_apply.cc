@@ -257,8 +257,8 @@ static int run_case(const spec &s, uint64_t seed)
  * longer; non-periodic axes (cells + 3 points); 150-cell x-lines (longer
  * than a tile: 128 rows CIC, 64 TSC, 32 tensor); narrow grids whose tiles
  * span many y-lines (and z-planes); fewer blocks than tiles; x-lines of
- * 32 and 64 points, periodic and not, so that a warp's rows fill one line
- * and its x window wraps at both ends (asm_plane's XWIN). */
+ * 32 and 64 points, periodic and not, so that each warp's rows fill one
+ * line whose x neighbours wrap at both ends. */
 static const spec cases[] = {
     /* CIC */
     { 1, { 150 }, { 1 }, 0, 3.0, 0 },
