@@ -107,11 +107,19 @@ static unsigned long long atomicMin(unsigned long long *a, unsigned long long v)
     }
     return old;
 }
-static inline double atomicAdd(double *a, double v) /* k_deposit_atomic, not run here */
+/* The unsorted deposit's atomics (the threads of a block run at once). */
+static inline double atomicAdd(double *a, double v)
 {
-    const double old = *a;
-    *a = old + v;
-    return old;
+    uint64_t *const bits = (uint64_t *)a;
+    uint64_t old = __atomic_load_n(bits, __ATOMIC_RELAXED), sum;
+    double o;
+    do {
+        memcpy(&o, &old, sizeof o);
+        const double n = o + v;
+        memcpy(&sum, &n, sizeof sum);
+    } while (!__atomic_compare_exchange_n(bits, &old, sum, false, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
+    return o;
 }
 
 using std::fma;

@@ -2,7 +2,8 @@
  * on the CPU against the reference backend's sorted deposit, bit for bit, so
  * that its summation order is checked where there is no GPU; the same for
  * the per-point deposit k_deposit_points (TSC's path and the apply's) and
- * the gather k_gather_nodes. The device
+ * the gather k_gather_nodes; the unsorted k_deposit_atomic_nodes (atomics:
+ * any order) within a bound of the rounding. The device
  * parts of the GPU sources (cut at their host-side markers by
  * tests/device_part.awk) compile here as host C++: a thread per GPU thread
  * of a block, __syncthreads a barrier, __shared__ arrays static, the blocks
@@ -135,6 +136,12 @@ static int run_case(const spec &s, uint64_t seed)
          "reference deposit");
     must(partile_deposit(ref, &tr, n, &spos, vs.data(), off.data(), alone.data(), &bad),
          "reference deposit");
+    /* the same deposit of |v|: the bound of the unsorted deposit's rounding */
+    std::vector<double> vabs(n1 * M), alone_abs(total * M, 0.0);
+    for (size_t i = 0; i < n1 * M; i++)
+        vabs[i] = fabs(vs[i]);
+    must(partile_deposit(ref, &tr, n, &spos, vabs.data(), off.data(), alone_abs.data(), &bad),
+         "reference deposit");
     std::vector<double> gathered(n1 * M); /* the reference gather of `added` */
     must(partile_gather(ref, &tr, n, &spos, added.data(), gathered.data(), &bad),
          "reference gather");
@@ -239,16 +246,43 @@ static int run_case(const spec &s, uint64_t seed)
             fails++;
         }
     }
+    /* the unsorted deposit's node kernel, both index types, into zeros:
+     * the reference's sum up to the order of the additions (|error| at most
+     * 1e-12 of the sum of |W·v|: under 100 terms per point here), exactly 0
+     * where nothing lands */
+    for (int wide = 0; wide < 2; wide++) {
+        std::vector<double> got(total * M, 0.0);
+        void (*k)(long long, const transfer_args, const double *, double *) =
+            deposit_atomic_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M,
+                                        !wide);
+        launch(3, 64, [&] { k(nn, t, vs.data(), got.data()); });
+        int64_t off_by = 0, first = -1;
+        for (int64_t i = 0; i < total * M; i++)
+            if (!(fabs(got[i] - alone[i]) <= 1e-12 * alone_abs[i])) {
+                off_by++;
+                first = first < 0 ? i : first;
+            }
+        if (off_by) {
+            printf("FAIL %s %dd n %zu: k_deposit_atomic_nodes (%s indices): %lld of %lld values "
+                   "off the reference deposit, first %lld: want %.17g got %.17g\n",
+                   s.W == 2 ? "CIC" : "TSC", s.dim, n, wide ? "64-bit" : "32-bit",
+                   (long long)off_by, (long long)(total * M), (long long)first, alone[first],
+                   got[first]);
+            fails++;
+        }
+    }
     /* a closed gate (the check flagged a particle; the kernels run before
      * the host has read its words): nothing written */
     const ull closed[2] = { NO_BAD, (5ull << 2) | 1 };
     transfer_args tg = t;
     tg.gate = closed;
     tg.gates = 2;
-    std::vector<double> gv(n1 * M, NAN), yl = y0, yq = y0;
+    std::vector<double> gv(n1 * M, NAN), yl = y0, yq = y0, ya = y0;
     launch(3, 64, [&] {
         gather_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M, 1)(
             nn, tg, added.data(), gv.data());
+        deposit_atomic_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M, 1)(
+            nn, tg, vs.data(), ya.data());
     });
     if (s.W == 2 && M == 1)
         run_lines<1, 4>(1, blocks, threads, xchunks, lines, tg, off.data(), frac.data(), nn,
@@ -261,7 +295,8 @@ static int run_case(const spec &s, uint64_t seed)
     else
         run_points<4>(M, 1, total, tg, off.data(), frac.data(), nn, vs.data(), 1.0, yq.data());
     int written = memcmp(yl.data(), y0.data(), y0.size() * sizeof(double)) != 0 ||
-                  memcmp(yq.data(), y0.data(), y0.size() * sizeof(double)) != 0;
+                  memcmp(yq.data(), y0.data(), y0.size() * sizeof(double)) != 0 ||
+                  memcmp(ya.data(), y0.data(), y0.size() * sizeof(double)) != 0;
     for (size_t i = 0; i < n * M; i++)
         written |= !std::isnan(gv[i]);
     if (written) {
