@@ -12,10 +12,19 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-args = [a for a in sys.argv[1:] if not a.startswith("--")]
-opts = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+# options are "--name value" pairs anywhere on the line; the rest are files
+args, opts, argv = [], {}, sys.argv[1:]
+while argv:
+    a = argv.pop(0)
+    if a.startswith("--"):
+        if not argv:
+            sys.exit(f"plot_deposit.py: {a} needs a value")
+        opts[a] = argv.pop(0)
+    else:
+        args.append(a)
+if len(args) not in (2, 3) or set(opts) - {"--shape", "--m"}:
+    sys.exit(__doc__.splitlines()[-1])
 shape, m = opts.get("--shape", "cic"), int(opts.get("--m", "3"))
-args = [a for a in args if a not in (shape, str(m))]
 data = json.load(open(args[0]))
 torch = json.load(open(args[1]))["results"] if len(args) == 3 else []
 out = args[-1]
