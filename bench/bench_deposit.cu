@@ -8,7 +8,9 @@
  * break-even: sort + permute + sorted deposit against unsorted deposit.
  * PyTorch's equivalent runs from bench/bench_deposit_torch.py in the same
  * device call. usage: bench_deposit [--json FILE] [--max N] [--only SIDE,PPC]
- * (--only: one mesh and density, e.g. for a profiler). */
+ * [--centering node|cell] (--only: one mesh and density, e.g. for a
+ * profiler; --centering cell: the cell-centred grid, whose deposits and
+ * gathers take the generic kernels). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +54,7 @@ int main(int argc, char **argv)
     const char *json_path = NULL;
     double max_n = 2.2e8, only_ppc = 0;
     int only_side = 0;
+    partile_centering_t centering = PARTILE_CENTERING_NODE;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json_path = argv[++i];
@@ -60,8 +63,12 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
                  sscanf(argv[++i], "%d,%lf", &only_side, &only_ppc) == 2)
             ;
+        else if (!strcmp(argv[i], "--centering") && i + 1 < argc &&
+                 (!strcmp(argv[i + 1], "node") || !strcmp(argv[i + 1], "cell")))
+            centering = !strcmp(argv[++i], "node") ? PARTILE_CENTERING_NODE : PARTILE_CENTERING_CELL;
         else {
-            fprintf(stderr, "usage: bench_deposit [--json FILE] [--max N] [--only SIDE,PPC]\n");
+            fprintf(stderr, "usage: bench_deposit [--json FILE] [--max N] [--only SIDE,PPC] "
+                            "[--centering node|cell]\n");
             return 2;
         }
     }
@@ -98,11 +105,11 @@ int main(int argc, char **argv)
                     memset(&a, 0, sizeof a);
                     a.t.grid = &grid;
                     a.t.shape = (partile_shape_t)shape;
-                    a.t.centering = PARTILE_CENTERING_NODE;
+                    a.t.centering = centering;
                     a.t.components = m;
                     a.n = n;
                     int64_t pts[3], total;
-                    PK(partile_field_shape(&grid, PARTILE_CENTERING_NODE, pts, &total));
+                    PK(partile_field_shape(&grid, centering, pts, &total));
                     a.pos.type = PARTILE_DTYPE_FLOAT64;
                     for (int d = 0; d < 3; d++) {
                         double *x;
@@ -165,7 +172,9 @@ int main(int argc, char **argv)
                             free(hx[d]);
                         free(h.values), free(h.field), free(h.offsets);
                     }
-                    const char *sn = shape == PARTILE_SHAPE_CIC ? "cic" : "tsc";
+                    const char *sn = centering == PARTILE_CENTERING_CELL
+                                         ? (shape == PARTILE_SHAPE_CIC ? "cic-cell" : "tsc-cell")
+                                         : (shape == PARTILE_SHAPE_CIC ? "cic" : "tsc");
                     printf("%4d^3 %5.1f %4s %d %11zu | %9.3f %5.2f | %9.3f %5.2f | %9.3f %5.2f | %9.3f %5.2f | %8.3f %8.2f | %7.1f\n",
                            side, ppcs[pi], sn, m, n, tu.median_s * 1e3, dep_bytes / bandwidth / tu.median_s,
                            ts.median_s * 1e3, dep_bytes / bandwidth / ts.median_s, tg.median_s * 1e3,
