@@ -92,12 +92,9 @@ static int run_case(int dim, const int64_t *cells, const int *periodic, int shap
     int fails = 0;
     std::vector<double> got(total * M, 0.0);
     launch(3, 64, [&] { k((long long)n, t, values.data(), got.data()); });
-    int64_t off_by = 0, first = -1;
-    for (int64_t i = 0; i < total * M; i++)
-        if (!(fabs(got[i] - want[i]) <= 1e-12 * want_abs[i])) {
-            off_by++;
-            first = first < 0 ? i : first;
-        }
+    int64_t first;
+    const int64_t off_by =
+        emu_off_rounding(got.data(), want.data(), want_abs.data(), total * M, &first);
     if (off_by) {
         printf("FAIL %s %s-centred %dd cells %lldx%lldx%lld periodic %d%d%d M %d n %zu: %lld of "
                "%lld values off the reference, first %lld: want %.17g got %.17g\n",

@@ -246,6 +246,23 @@ static uint64_t next()
 }
 static double uniform() { return (double)(next() >> 11) / 9007199254740992.0; }
 
+/* An atomic (any-order) sum against the reference's: the count of values of
+ * got off want by more than 1e-12 of bound (the same deposit of |v|; under
+ * 100 terms per point in these tests), so exactly 0 where nothing lands,
+ * and the first such index in *first (−1: none). */
+static inline int64_t emu_off_rounding(const double *got, const double *want, const double *bound,
+                                       int64_t count, int64_t *first)
+{
+    int64_t off_by = 0;
+    *first = -1;
+    for (int64_t i = 0; i < count; i++)
+        if (!(fabs(got[i] - want[i]) <= 1e-12 * bound[i])) {
+            off_by++;
+            *first = *first < 0 ? i : *first;
+        }
+    return off_by;
+}
+
 static void must(int status, const char *what)
 {
     if (status != 0) {

@@ -256,12 +256,9 @@ static int run_case(const spec &s, uint64_t seed)
             deposit_atomic_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M,
                                         !wide);
         launch(3, 64, [&] { k(nn, t, vs.data(), got.data()); });
-        int64_t off_by = 0, first = -1;
-        for (int64_t i = 0; i < total * M; i++)
-            if (!(fabs(got[i] - alone[i]) <= 1e-12 * alone_abs[i])) {
-                off_by++;
-                first = first < 0 ? i : first;
-            }
+        int64_t first;
+        const int64_t off_by =
+            emu_off_rounding(got.data(), alone.data(), alone_abs.data(), total * M, &first);
         if (off_by) {
             printf("FAIL %s %dd n %zu: k_deposit_atomic_nodes (%s indices): %lld of %lld values "
                    "off the reference deposit, first %lld: want %.17g got %.17g\n",
