@@ -58,23 +58,30 @@ static inline PARTILE_HD double partile_stencil_weight(int shape, double f, int 
     return 0.5 * (a * a);
 }
 
-/* Node-centred CIC/TSC on axis a of grid g at coordinate x: the fraction
- * and the stored index of the first stencil point — on a periodic axis from
- * the binning's wrapped cell, so positions boxes away land as in
- * partile_point_index; else + 1 for the ghost layer. The GPU gather uses it
- * instead of partile_particle_stencil (no re-binning per point, no 64-bit
- * modulo); x must be valid (finite, inside a non-periodic axis). */
-static inline PARTILE_HD double partile_node_stencil_axis(const partile_grid_t *g, int a, int shape,
-                                                          double x, int64_t *base)
+/* CIC/TSC on axis a of grid g at coordinate x, node- or cell-centred (s =
+ * q − ½ for cells, q = (x − lower)/h, as partile_stencil_at): the fraction
+ * and the stored index of the first stencil point — on a periodic axis
+ * from the binning's wrapped cell, so positions boxes away land as in
+ * partile_point_index; else + 1 for the ghost layer. The GPU gather uses
+ * it instead of partile_particle_stencil (no re-binning per point, no
+ * 64-bit modulo); x must be valid (finite, inside a non-periodic axis). */
+static inline PARTILE_HD double partile_grid_stencil_axis(const partile_grid_t *g, int a, int shape,
+                                                          int centering, double x, int64_t *base)
 {
     int64_t first, cell = 0;
-    const double f = partile_stencil_frac(shape, (x - g->lower[a]) / g->spacing[a], &first);
+    const double q = (x - g->lower[a]) / g->spacing[a];
+    const double f =
+        partile_stencil_frac(shape, centering == PARTILE_CENTERING_CELL ? q - 0.5 : q, &first);
     if (!g->periodic[a]) {
         *base = first + 1;
         return f;
     }
     partile_axis_cell(x, g->lower[a], g->spacing[a], g->cells[a], 1, &cell);
-    *base = cell + partile_stencil_first_offset(shape, f);
+    /* first − floor(q): node-centred from the fraction alone; cell-centred
+     * −1 or 0, from both floors (s = q − ½ may round, so the fraction
+     * cannot tell) */
+    *base = cell + (centering == PARTILE_CENTERING_CELL ? (int)(first - (int64_t)floor(q))
+                                                        : partile_stencil_first_offset(shape, f));
     return f;
 }
 

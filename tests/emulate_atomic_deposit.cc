@@ -8,6 +8,9 @@
  * node- and cell-centred; 1, 2, 3, 5 and 16 components; 1-3 dimensions,
  * periodic (with axes of 1-3 cells, where a stencil wraps onto itself, and
  * particles boxes away) or not; behind a closed gate nothing is written.
+ * Where the library takes them (CIC, TSC; 1 or 3 components), also the
+ * fraction-stencil kernels, node- and cell-centred: k_deposit_atomic_nodes
+ * to rounding, and the gather k_gather_nodes bit for bit.
  * Seed: the time, printed; give it as the argument to rerun a failure. */
 #include <cmath>
 #include <cstdint>
@@ -104,6 +107,48 @@ static int run_case(int dim, const int64_t *cells, const int *periodic, int shap
                (long long)first, want[first], got[first]);
         fails++;
     }
+    /* the fraction-stencil kernels where the library takes them (CIC, TSC;
+     * 1 or 3 components; periodic axes of at least 2 or 4 cells): the
+     * unsorted k_deposit_atomic_nodes to rounding, and the gather
+     * k_gather_nodes of the deposited field bit for bit, both index types */
+    int fraction_stencil = (shape == PARTILE_SHAPE_CIC || shape == PARTILE_SHAPE_TSC) &&
+                           (M == 1 || M == 3);
+    for (int a = 0; a < dim; a++)
+        fraction_stencil &= !periodic[a] || cells[a] >= (shape == PARTILE_SHAPE_CIC ? 2 : 4);
+    if (fraction_stencil) {
+        std::vector<double> gathered(n1 * M);
+        partile_context_t *r2 = NULL;
+        must(partile_context_create("reference", 0, &r2), "reference context");
+        must(partile_gather(r2, &tr, n, &pos, want.data(), gathered.data(), &bad),
+             "reference gather");
+        must(partile_context_destroy(r2), "context destroy");
+        for (int wide = 0; wide < 2; wide++) {
+            std::vector<double> got(total * M, 0.0), gv(n1 * M, NAN);
+            launch(3, 64, [&] {
+                deposit_atomic_nodes_kernel(shape, M, centering, !wide)((long long)n, t,
+                                                                        values.data(), got.data());
+            });
+            int64_t first;
+            const int64_t off_by =
+                emu_off_rounding(got.data(), want.data(), want_abs.data(), total * M, &first);
+            launch(3, 64, [&] {
+                gather_nodes_kernel(shape, M, centering, !wide)((long long)n, t, want.data(),
+                                                                gv.data());
+            });
+            const int differs = memcmp(gv.data(), gathered.data(), n * M * sizeof(double)) != 0;
+            if (off_by || differs) {
+                printf("FAIL %s %s-centred %dd cells %lldx%lldx%lld periodic %d%d%d M %d n %zu "
+                       "(%s indices): k_deposit_atomic_nodes %lld values off the reference%s\n",
+                       shape_name(shape), centering == PARTILE_CENTERING_NODE ? "node" : "cell",
+                       dim, (long long)g.cells[0], (long long)g.cells[1], (long long)g.cells[2],
+                       periodic[0], periodic[1], periodic[2], M, n, wide ? "64-bit" : "32-bit",
+                       (long long)off_by,
+                       differs ? "; k_gather_nodes not bitwise equal to the reference gather"
+                               : "");
+                fails++;
+            }
+        }
+    }
     /* a closed gate: nothing written */
     const ull closed[2] = { NO_BAD, (5ull << 2) | 1 };
     t.gate = closed;
@@ -135,7 +180,9 @@ int main(int argc, char **argv)
         { 1, { 1, 1, 1 }, { 1, 0, 0 }, 20.0 },  { 2, { 6, 5, 1 }, { 1, 0, 0 }, 3.0 },
         { 2, { 2, 3, 1 }, { 1, 1, 0 }, 8.0 },   { 3, { 5, 4, 3 }, { 1, 1, 1 }, 2.0 },
         { 3, { 4, 3, 5 }, { 0, 1, 0 }, 2.0 },   { 3, { 3, 2, 1 }, { 1, 1, 1 }, 6.0 },
-        { 3, { 9, 1, 2 }, { 0, 0, 1 }, 3.0 },
+        { 3, { 9, 1, 2 }, { 0, 0, 1 }, 3.0 },   { 3, { 4, 5, 6 }, { 1, 1, 0 }, 2.0 },
+        { 3, { 6, 4, 4 }, { 1, 1, 1 }, 1.5 },   { 3, { 5, 4, 4 }, { 0, 1, 1 }, 2.0 },
+        { 2, { 5, 6, 1 }, { 0, 0, 0 }, 3.0 },
     };
     const int shapes[] = { PARTILE_SHAPE_NGP, PARTILE_SHAPE_CIC, PARTILE_SHAPE_TSC,
                            PARTILE_SHAPE_OVERLAP };

@@ -237,7 +237,8 @@ static int run_case(const spec &s, uint64_t seed)
     for (int wide = 0; wide < 2; wide++) {
         std::vector<double> got(n1 * M, NAN);
         void (*k)(long long, const transfer_args, const double *, double *) =
-            gather_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M, !wide);
+            gather_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M,
+                                PARTILE_CENTERING_NODE, !wide);
         launch(3, 64, [&] { k(nn, t, added.data(), got.data()); });
         if (memcmp(gathered.data(), got.data(), n * M * sizeof(double)) != 0) {
             printf("FAIL %s %dd n %zu: k_gather_nodes (%s indices) differs from the reference "
@@ -254,7 +255,7 @@ static int run_case(const spec &s, uint64_t seed)
         std::vector<double> got(total * M, 0.0);
         void (*k)(long long, const transfer_args, const double *, double *) =
             deposit_atomic_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M,
-                                        !wide);
+                                        PARTILE_CENTERING_NODE, !wide);
         launch(3, 64, [&] { k(nn, t, vs.data(), got.data()); });
         int64_t first;
         const int64_t off_by =
@@ -276,9 +277,11 @@ static int run_case(const spec &s, uint64_t seed)
     tg.gates = 2;
     std::vector<double> gv(n1 * M, NAN), yl = y0, yq = y0, ya = y0;
     launch(3, 64, [&] {
-        gather_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M, 1)(
+        gather_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M,
+                            PARTILE_CENTERING_NODE, 1)(
             nn, tg, added.data(), gv.data());
-        deposit_atomic_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M, 1)(
+        deposit_atomic_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M,
+                                    PARTILE_CENTERING_NODE, 1)(
             nn, tg, vs.data(), ya.data());
     });
     if (s.W == 2 && M == 1)

@@ -60,48 +60,56 @@ static void test_overlap_by_hand(void **state)
     partile_context_destroy(ctx);
 }
 
-/* The GPU gather's per-axis stencil (partile_node_stencil_axis and
+/* The GPU gather's per-axis stencil (partile_grid_stencil_axis and
  * partile_node_stencil_point) against partile_particle_stencil and
- * partile_point_index, bit for bit: CIC and TSC, periodic axes of 2 … 9
- * cells with positions up to a few boxes away, non-periodic axes, and
- * coordinates on and next to cell faces and half-cells. */
+ * partile_point_index, bit for bit: CIC and TSC, node- and cell-centred,
+ * periodic axes of 2 … 9 cells with positions up to a few boxes away,
+ * non-periodic axes, and coordinates on and next to cell faces and
+ * half-cells. */
 static void test_node_stencil_axis(void **state)
 {
     (void)state;
     uint64_t rng = 21;
     for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
-        for (int periodic = 0; periodic < 2; periodic++)
-            for (int64_t cells = 2; cells <= 9; cells++) {
-                partile_grid_t g = su_grid(1, cells, 1, 1, periodic);
-                g.lower[0] = -0.75, g.spacing[0] = 0.3;
-                for (int i = 0; i < 20000; i++) {
-                    double s = su_uniform(&rng) * (double)cells; /* in cells */
-                    if (i % 4 == 1)
-                        s = floor(s) + (i % 8 < 4 ? 0.0 : 0.5);
-                    if (periodic && i % 3 == 0)
-                        s += (double)((int64_t)(su_next(&rng) % 7) - 3) * (double)cells;
-                    double x = g.lower[0] + s * g.spacing[0];
-                    if (i % 4 == 2)
-                        x = nextafter(x, i % 8 < 4 ? -INFINITY : INFINITY);
-                    partile_stencil_1d st[3];
-                    int64_t cell;
-                    if (partile_particle_stencil(&g, shape, PARTILE_CENTERING_NODE, &x, 0.0, st,
-                                                 &cell) != 0)
-                        continue; /* outside a non-periodic axis: checked before any kernel */
-                    int64_t base;
-                    const double f = partile_node_stencil_axis(&g, 0, shape, x, &base);
-                    for (int k = 0; k < st[0].count; k++) {
-                        const int64_t want = partile_point_index(st[0].first + k, cells, periodic);
-                        const int64_t got = partile_node_stencil_point(base, k, cells, periodic);
-                        if (got != want)
-                            fail_msg("shape %d periodic %d cells %lld x %.17g point %d: %lld vs %lld",
-                                     shape, periodic, (long long)cells, x, k, (long long)got,
-                                     (long long)want);
-                        const double w = partile_stencil_weight(shape, f, k);
-                        assert_memory_equal(&w, &st[0].w[k], 8);
+        for (int cent = PARTILE_CENTERING_NODE; cent <= PARTILE_CENTERING_CELL; cent++)
+            for (int periodic = 0; periodic < 2; periodic++)
+                for (int64_t cells = 2; cells <= 9; cells++) {
+                    partile_grid_t g = su_grid(1, cells, 1, 1, periodic);
+                    g.lower[0] = -0.75, g.spacing[0] = 0.3;
+                    for (int i = 0; i < 20000; i++) {
+                        double s = su_uniform(&rng) * (double)cells; /* in cells */
+                        if (i % 4 == 1)
+                            s = floor(s) + (i % 8 < 4 ? 0.0 : 0.5);
+                        if (periodic && i % 3 == 0)
+                            s += (double)((int64_t)(su_next(&rng) % 7) - 3) * (double)cells;
+                        double x = g.lower[0] + s * g.spacing[0];
+                        if (i % 4 == 2)
+                            x = nextafter(x, i % 8 < 4 ? -INFINITY : INFINITY);
+                        if (i % 4 == 3) /* next to a face or half-cell, either side */
+                            x = nextafter(g.lower[0] + (floor(s) + (i % 8 < 4 ? 0.0 : 0.5)) *
+                                                           g.spacing[0],
+                                          i % 16 < 8 ? -INFINITY : INFINITY);
+                        partile_stencil_1d st[3];
+                        int64_t cell;
+                        if (partile_particle_stencil(&g, shape, cent, &x, 0.0, st, &cell) != 0)
+                            continue; /* outside a non-periodic axis: checked before any kernel */
+                        int64_t base;
+                        const double f = partile_grid_stencil_axis(&g, 0, shape, cent, x, &base);
+                        for (int k = 0; k < st[0].count; k++) {
+                            const int64_t want =
+                                partile_point_index(st[0].first + k, cells, periodic);
+                            const int64_t got =
+                                partile_node_stencil_point(base, k, cells, periodic);
+                            if (got != want)
+                                fail_msg("shape %d centering %d periodic %d cells %lld x %.17g "
+                                         "point %d: %lld vs %lld",
+                                         shape, cent, periodic, (long long)cells, x, k,
+                                         (long long)got, (long long)want);
+                            const double w = partile_stencil_weight(shape, f, k);
+                            assert_memory_equal(&w, &st[0].w[k], 8);
+                        }
                     }
                 }
-            }
 }
 
 int main(void)
