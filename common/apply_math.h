@@ -58,6 +58,19 @@ static inline PARTILE_HD double partile_stencil_weight(int shape, double f, int 
     return 0.5 * (a * a);
 }
 
+/* CIC/TSC at q = (x − lower)/h, node- or cell-centred (s = q or q − ½, as
+ * partile_stencil_at): the offset of the first stencil point from the
+ * binning's cell floor(q), −1 or 0. Node-centred it is
+ * partile_stencil_first_offset of the fraction; cell-centred it takes both
+ * floors, since s = q − ½ may round (e.g. TSC with q just below 0). q must
+ * be a valid position's (|floor(q)| < 2^52). */
+static inline PARTILE_HD int partile_stencil_cell_offset(int shape, int centering, double q)
+{
+    int64_t first;
+    partile_stencil_frac(shape, centering == PARTILE_CENTERING_CELL ? q - 0.5 : q, &first);
+    return (int)(first - (int64_t)floor(q));
+}
+
 /* CIC/TSC on axis a of grid g at coordinate x, node- or cell-centred (s =
  * q − ½ for cells, q = (x − lower)/h, as partile_stencil_at): the fraction
  * and the stored index of the first stencil point — on a periodic axis

@@ -62,7 +62,11 @@ static inline PARTILE_HD void partile_cell_window(int shape, int centering, int 
         *lo = shape == PARTILE_SHAPE_NGP || shape == PARTILE_SHAPE_CIC ? -1 : -2;
         *hi = shape == PARTILE_SHAPE_TSC ? 1 : 0;
     } else {
-        *lo = shape == PARTILE_SHAPE_NGP ? 0 : -1;
+        /* s = q − ½ rounds to −½ for q just below 0 (a cell face, on a
+         * periodic axis): the particle's cell is −1, wrapped, but NGP's point
+         * is 0 and TSC's first point −1 (a weight-0 term; 0 · inf is NaN).
+         * Hence NGP from u − 1 and TSC from u − 2. */
+        *lo = shape == PARTILE_SHAPE_TSC ? -2 : -1;
         *hi = shape == PARTILE_SHAPE_NGP ? 0 : 1;
     }
 }

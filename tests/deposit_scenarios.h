@@ -48,6 +48,10 @@ typedef struct dep_case {
     int dim, periodic, shape, centering, m, f32;
     int nx;    /* cells along x (0: 6) */
     int large; /* skip the O(points × particles) direct checks */
+    /* lower 0, every 9th periodic coordinate just below it: cell-centred s =
+     * q − ½ rounds to −½ there, so NGP's point and TSC's first point are the
+     * particle's own cell −1, wrapped (partile_cell_window) */
+    int just_below;
 } dep_case;
 
 /* Stages a case, runs deposit (unsorted and sorted) and gather on ctx, and
@@ -55,6 +59,9 @@ typedef struct dep_case {
 static void run_deposit_case(partile_context_t *ctx, const dep_case *k, size_t n, uint64_t *rng)
 {
     partile_grid_t g = su_grid(k->dim, k->nx ? k->nx : 6, 5, 4, k->periodic);
+    if (k->just_below)
+        for (int a = 0; a < 3; a++)
+            g.lower[a] = 0.0;
     int64_t pts[3], total, ncells;
     assert_int_equal(partile_field_shape(&g, k->centering, pts, &total), 0);
     partile_grid_cell_count(&g, &ncells);
@@ -63,6 +70,10 @@ static void run_deposit_case(partile_context_t *ctx, const dep_case *k, size_t n
     if (k->periodic) /* some positions a few boxes away */
         for (size_t p = 0; p < n; p += 7)
             x[p] += (double)((int64_t)(su_next(rng) % 5) - 2) * (double)g.cells[0] * g.spacing[0];
+    if (k->periodic && k->just_below)
+        for (int a = 0; a < g.dim; a++)
+            for (size_t p = 0; p < n; p += 9)
+                x[a * n + p] = -(double)(1 + su_next(rng) % 1000) * 1e-20;
     double *v = malloc((n ? n : 1) * m * sizeof *v), *sizes = malloc((n ? n : 1) * sizeof *sizes);
     double *f0 = malloc((size_t)total * m * sizeof *f0);
     for (size_t i = 0; i < n * m; i++)
@@ -210,24 +221,34 @@ static void scenario_deposit_all(partile_context_t *ctx, uint64_t seed)
             for (int shape = 0; shape < 4; shape++)
                 for (int cent = 0; cent < 2; cent++) {
                     dep_case k = { dim, periodic, shape, cent, ms[(dim + shape + cent) % 3],
-                                   (shape + cent + periodic) % 2, 0, 0 };
+                                   (shape + cent + periodic) % 2, 0, 0, 0 };
                     run_deposit_case(ctx, &k, dim == 3 ? 300 : 700, &rng);
                 }
-    dep_case zero = { 2, 0, PARTILE_SHAPE_TSC, PARTILE_CENTERING_NODE, 2, 0, 0, 0 };
+    dep_case zero = { 2, 0, PARTILE_SHAPE_TSC, PARTILE_CENTERING_NODE, 2, 0, 0, 0, 0 };
     run_deposit_case(ctx, &zero, 0, &rng); /* no particles: field + 0 */
-    /* the GPU's node-centred CIC/TSC kernels (1 or 3 components): every
-     * dimension, and lines of points longer than one block (260 cells:
-     * windows that wrap) with more particles per cell row than one staged
-     * chunk; bitwise against the reference only */
+    /* the GPU's fraction kernels (CIC/TSC, 1 or 3 components, node- and
+     * cell-centred): every dimension, and lines of points longer than one
+     * block (260 cells: windows that wrap) with more particles per cell row
+     * than one staged chunk; bitwise against the reference only */
     for (int dim = 1; dim <= 3; dim++)
         for (int periodic = 0; periodic < 2; periodic++)
             for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
-                for (int m = 1; m <= 3; m += 2) {
-                    dep_case k = { dim, periodic, shape, PARTILE_CENTERING_NODE, m, 0, 0, 0 };
-                    run_deposit_case(ctx, &k, 200, &rng);
-                    dep_case line = { dim, periodic, shape, PARTILE_CENTERING_NODE, m, m == 1, 260, 1 };
-                    run_deposit_case(ctx, &line, dim == 1 ? 2000 : dim == 2 ? 4000 : 16000, &rng);
-                }
+                for (int m = 1; m <= 3; m += 2)
+                    for (int cent = 0; cent < 2; cent++) {
+                        dep_case k = { dim, periodic, shape, cent, m, 0, 0, 0, 0 };
+                        run_deposit_case(ctx, &k, 200, &rng);
+                        dep_case line = { dim, periodic, shape, cent, m, m == 1, 260, 1, 0 };
+                        run_deposit_case(ctx, &line, dim == 1 ? 2000 : dim == 2 ? 4000 : 16000,
+                                         &rng);
+                    }
+    /* particles just below the lower bound of a periodic grid, every shape
+     * and centering */
+    for (int dim = 1; dim <= 3; dim += 2)
+        for (int shape = 0; shape < 4; shape++)
+            for (int cent = 0; cent < 2; cent++) {
+                dep_case k = { dim, 1, shape, cent, 1 + 2 * (shape % 2), 0, 0, 0, 1 };
+                run_deposit_case(ctx, &k, 300, &rng);
+            }
 }
 
 /* Gather reproduces constants (every shape) and linear fields (CIC, TSC on

@@ -1,14 +1,16 @@
 /* The GPU sorted deposit k_deposit_lines (backends/gpu/deposit_gpu.inc) run
  * on the CPU against the reference backend's sorted deposit, bit for bit, so
  * that its summation order is checked where there is no GPU; the same for
- * the per-point deposit k_deposit_points (TSC's path and the apply's) and
- * the gather k_gather_nodes; the unsorted k_deposit_atomic_nodes (atomics:
+ * the per-point deposit k_deposit_points (TSC's path, the cell-centred
+ * one and the apply's), the generic k_deposit_sorted, and the gather
+ * k_gather_nodes; the unsorted k_deposit_atomic_nodes (atomics:
  * any order) within a bound of the rounding. The device
  * parts of the GPU sources (cut at their host-side markers by
  * tests/device_part.awk) compile here as host C++: a thread per GPU thread
  * of a block, __syncthreads a barrier, __shared__ arrays static, the blocks
  * of a launch in turn. The fractions come from the real k_check_particles.
- * CIC for the line kernel (its only shape), CIC and TSC for the others;
+ * CIC node-centred for the line kernel (its only case), CIC and TSC, node-
+ * and cell-centred, for the others;
  * ADD = 1 (the deposit) and ADD = 0 (the apply's σ·(0 + F)); grids of 1-3
  * dimensions, periodic or
  * not, rows longer than one staged chunk, empty cells, particles boxes away.
@@ -39,6 +41,12 @@ enum {
     ON_NODES = 4,   /* every 5th coordinate on a grid line: fraction 0 */
     ONE_CELL = 8,   /* all particles in one or two cells */
     FAR_AWAY = 16,  /* every 11th periodic coordinate up to 1000 boxes away */
+    /* lower 0, every 9th periodic coordinate just below it (q in (−1e-16, 0):
+     * cell-centred s = q − ½ rounds to −½, so a TSC particle's first point is
+     * its own cell, wrapped, not the one below; its last weight is 0), and
+     * every 9th particle's first value +inf, so that a kernel which skips a
+     * weight-0 term differs (0 · inf is NaN) */
+    JUST_BELOW = 32,
 };
 
 struct spec {
@@ -66,29 +74,57 @@ static void run_lines(int add, unsigned blocks, int threads, int xchunks, long l
 
 /* k_deposit_points, a thread per grid point: three blocks of 64 threads, so
  * that its grid-stride loop visits every point. */
-template <int W>
+template <int SHAPE, int CENT>
 static void run_points(int M, int add, long long points, const transfer_args &t,
-                       const int64_t *off, const double *frac, long long n, const double *v,
-                       double sigma, double *y)
+                       const int64_t *off, const double *frac, const unsigned char *offs,
+                       long long n, const double *v, double sigma, double *y)
 {
     launch(3, 64, [&] {
         if (M == 1 && add)
-            k_deposit_points<double, 1, W, 1>(points, t, off, frac, v, 1.0, n, y);
+            k_deposit_points<double, 1, SHAPE, CENT, 1>(points, t, off, frac, offs, v, 1.0, n, y);
         else if (M == 1)
-            k_deposit_points<double, 1, W, 0>(points, t, off, frac, v, sigma, n, y);
+            k_deposit_points<double, 1, SHAPE, CENT, 0>(points, t, off, frac, offs, v, sigma, n,
+                                                        y);
         else if (add)
-            k_deposit_points<double, 3, W, 1>(points, t, off, frac, v, 1.0, n, y);
+            k_deposit_points<double, 3, SHAPE, CENT, 1>(points, t, off, frac, offs, v, 1.0, n, y);
         else
-            k_deposit_points<double, 3, W, 0>(points, t, off, frac, v, sigma, n, y);
+            k_deposit_points<double, 3, SHAPE, CENT, 0>(points, t, off, frac, offs, v, sigma, n,
+                                                        y);
     });
 }
 
-/* One grid and particle set; both ADD values. Returns the failures. */
-static int run_case(const spec &s, uint64_t seed)
+static void run_points_any(int shape, int cent, int M, int add, long long points,
+                           const transfer_args &t, const int64_t *off, const double *frac,
+                           const unsigned char *offs, long long n, const double *v, double sigma,
+                           double *y)
+{
+    const int cic = shape == PARTILE_SHAPE_CIC, node = cent == PARTILE_CENTERING_NODE;
+    if (cic && node)
+        run_points<PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE>(M, add, points, t, off, frac, offs,
+                                                              n, v, sigma, y);
+    else if (node)
+        run_points<PARTILE_SHAPE_TSC, PARTILE_CENTERING_NODE>(M, add, points, t, off, frac, offs,
+                                                              n, v, sigma, y);
+    else if (cic)
+        run_points<PARTILE_SHAPE_CIC, PARTILE_CENTERING_CELL>(M, add, points, t, off, frac, offs,
+                                                              n, v, sigma, y);
+    else
+        run_points<PARTILE_SHAPE_TSC, PARTILE_CENTERING_CELL>(M, add, points, t, off, frac, offs,
+                                                              n, v, sigma, y);
+}
+
+/* One grid, centering and particle set; both ADD values. Returns the
+ * failures. */
+static int run_case(const spec &s, int cent, uint64_t seed)
 {
     rng_state = seed;
     partile_grid_t g;
     const int64_t ncells = emu_grid(&g, s.dim, s.cells, s.periodic);
+    if (s.mode & JUST_BELOW)
+        for (int a = 0; a < 3; a++)
+            g.lower[a] = 0.0;
+    const partile_centering_t centering = (partile_centering_t)cent;
+    const int node = cent == PARTILE_CENTERING_NODE;
     const int M = s.M;
     const size_t n = (size_t)(s.per_cell * (double)ncells + 0.5), n1 = n ? n : 1;
     std::vector<double> x(3 * n1);
@@ -107,13 +143,18 @@ static int run_case(const spec &s, uint64_t seed)
                 c += (double)((int64_t)(next() % 7) - 3) * L;
             if (g.periodic[a] && (s.mode & FAR_AWAY) && p % 11 == 0)
                 c += (double)((int64_t)(next() % 2001) - 1000) * L;
+            if (g.periodic[a] && (s.mode & JUST_BELOW) && p % 9 == 0)
+                c = -(double)(1 + next() % 1000) * 1e-20;
             x[a * n + p] = c;
         }
     std::vector<double> values(n1 * M);
     for (double &v : values)
         v = 2 * uniform() - 1;
+    if (s.mode & JUST_BELOW) /* weight-0 terms then show: 0 · inf is NaN */
+        for (size_t p = 0; p < n; p += 9)
+            values[p * M] = INFINITY;
     int64_t pts[3], total;
-    must(partile_field_shape(&g, PARTILE_CENTERING_NODE, pts, &total), "field shape");
+    must(partile_field_shape(&g, centering, pts, &total), "field shape");
     std::vector<double> y0(total * M);
     for (size_t i = 0; i < y0.size(); i++) /* some -0: y + 0 is +0 */
         y0[i] = i % 13 == 5 ? -0.0 : 2 * uniform() - 1;
@@ -129,8 +170,12 @@ static int run_case(const spec &s, uint64_t seed)
         for (int j = 0; j < M; j++)
             vs[i * M + j] = values[perm[i] * M + j];
     int64_t bad = -1;
-    const partile_shape_t shape = s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC;
-    partile_transfer_t tr = { &g, shape, PARTILE_CENTERING_NODE, M, NULL };
+    /* W 1: NGP, the generic kernels only */
+    const partile_shape_t shape =
+        s.W == 1 ? PARTILE_SHAPE_NGP : s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC;
+    const int fractions = s.W != 1;
+    const char *shape_name = s.W == 1 ? "NGP" : s.W == 2 ? "CIC" : "TSC";
+    partile_transfer_t tr = { &g, shape, centering, M, NULL };
     std::vector<double> added = y0, alone(total * M, 0.0);
     must(partile_deposit(ref, &tr, n, &spos, vs.data(), off.data(), added.data(), &bad),
          "reference deposit");
@@ -153,19 +198,23 @@ static int run_case(const spec &s, uint64_t seed)
     t.grid = g;
     t.pos = spos;
     t.shape = shape;
-    t.centering = PARTILE_CENTERING_NODE;
+    t.centering = cent;
     t.m = M;
     std::vector<double> frac(3 * n1, NAN);
+    std::vector<unsigned char> offs(n1, 0xee); /* cell-centred only */
     ull flags[3] = { NO_BAD, NO_BAD, NO_BAD };
     launch(1, 32, [&] {
         k_check_particles((long long)n, t, &flags[0], &flags[1], off.data(), &flags[2],
-                          frac.data());
+                          fractions ? frac.data() : NULL, node ? NULL : offs.data());
     });
     if (flags[0] != NO_BAD || flags[1] != NO_BAD || flags[2] != NO_BAD) {
         printf("k_check_particles flagged %llx %llx %llx\n", flags[0], flags[1], flags[2]);
         exit(2);
     }
 
+    int by_points = 1; /* deposit_by_fractions: no cell of a point's window repeats */
+    for (int a = 0; a < s.dim; a++)
+        by_points &= fractions && (!g.periodic[a] || g.cells[a] >= (s.W == 4 ? 4 : node ? 2 : 3));
     int threads, xchunks;
     long long lines;
     line_launch(&g, &threads, &xchunks, &lines);
@@ -181,7 +230,7 @@ static int run_case(const spec &s, uint64_t seed)
         const int divergent0 = divergent;
         const long long syncs0 = block_syncs;
         const long long nn = (long long)n;
-        if (s.W != 2) /* the line kernel is CIC only: TSC checks the others */
+        if (s.W != 2 || !node) /* the line kernel is node CIC only: the others check the rest */
             y = want;
         /* both chunk sizes the library launches (PER 4 dense, 1 sparse rows),
          * one per ADD so that every case checks both */
@@ -200,9 +249,10 @@ static int run_case(const spec &s, uint64_t seed)
         int64_t first;
         const int64_t differ = emu_differ(want.data(), y.data(), total * M, &first);
         char what[160];
-        snprintf(what, sizeof what, "%s M %d n %zu mode %d", emu_grid_name(g, s.W == 4).s, M, n,
-                 s.mode);
-        if (differ || divergent != divergent0) {
+        snprintf(what, sizeof what, "%s%s %s-centred M %d n %zu mode %d", shape_name,
+                 emu_grid_name(g, 0).s + 3, node ? "node" : "cell", M, n, s.mode);
+        if (!fractions) {
+        } else if (differ || divergent != divergent0) {
             const int64_t q = first / M;
             printf("FAIL %s blocks %u ADD %d: %lld of %lld values differ, first point "
                    "(%lld,%lld,%lld) component %lld: want %.17g got %.17g; %d divergent barriers\n",
@@ -215,35 +265,46 @@ static int run_case(const spec &s, uint64_t seed)
             printf("ok %s: %u blocks of %d (%lld lines, %d x chunks) ADD %d PER %d, %lld barriers\n",
                    what, blocks, threads, lines, xchunks, add, add ? 4 : 1, block_syncs - syncs0);
         }
-        /* the per-point kernel on the same fractions (TSC's sorted deposit,
-         * the apply's TSC half): the same bits */
+        /* the per-point kernel on the same fractions (TSC's and the
+         * cell-centred sorted deposit, the apply's TSC half): the same bits,
+         * where no cell of a window repeats (deposit_by_fractions) */
         std::vector<double> yp(total * M);
         for (int64_t i = 0; i < total * M; i++)
             yp[i] = add ? y0[i] : NAN;
-        if (s.W == 2)
-            run_points<2>(M, add, total, t, off.data(), frac.data(), nn, vs.data(), sigma,
-                          yp.data());
-        else
-            run_points<4>(M, add, total, t, off.data(), frac.data(), nn, vs.data(), sigma,
-                          yp.data());
-        if (memcmp(want.data(), yp.data(), want.size() * sizeof(double)) != 0) {
-            printf("FAIL %s: k_deposit_points ADD %d differs from the reference\n", what, add);
-            fails++;
+        if (by_points) {
+            run_points_any(shape, cent, M, add, total, t, off.data(), frac.data(),
+                           node ? NULL : offs.data(), nn, vs.data(), sigma, yp.data());
+            if (memcmp(want.data(), yp.data(), want.size() * sizeof(double)) != 0) {
+                printf("FAIL %s: k_deposit_points ADD %d differs from the reference (%lld values)\n",
+                       what, add, (long long)emu_differ(want.data(), yp.data(), total * M, &first));
+                fails++;
+            }
+        }
+        /* the generic sorted deposit (every other case) */
+        if (add) {
+            std::vector<double> yg = y0;
+            launch(3, 64, [&] { k_deposit_sorted(total, t, off.data(), vs.data(), yg.data()); });
+            if (memcmp(want.data(), yg.data(), want.size() * sizeof(double)) != 0) {
+                printf("FAIL %s: k_deposit_sorted differs from the reference (%lld values)\n", what,
+                       (long long)emu_differ(want.data(), yg.data(), total * M, &first));
+                fails++;
+            }
         }
     }
     /* the gather (any order; here the sorted particles) of the deposited
      * field, with both index types */
     const long long nn = (long long)n;
-    for (int wide = 0; wide < 2; wide++) {
+    for (int wide = 0; wide < 2 && fractions; wide++) {
         std::vector<double> got(n1 * M, NAN);
         void (*k)(long long, const transfer_args, const double *, double *) =
-            gather_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M,
-                                PARTILE_CENTERING_NODE, !wide);
+            gather_nodes_kernel(shape, M,
+                                centering, !wide);
         launch(3, 64, [&] { k(nn, t, added.data(), got.data()); });
         if (memcmp(gathered.data(), got.data(), n * M * sizeof(double)) != 0) {
-            printf("FAIL %s %dd n %zu: k_gather_nodes (%s indices) differs from the reference "
-                   "gather\n",
-                   s.W == 2 ? "CIC" : "TSC", s.dim, n, wide ? "64-bit" : "32-bit");
+            printf("FAIL %s %s-centred %dd n %zu: k_gather_nodes (%s indices) differs from the "
+                   "reference gather\n",
+                   shape_name, node ? "node" : "cell", s.dim, n,
+                   wide ? "64-bit" : "32-bit");
             fails++;
         }
     }
@@ -251,19 +312,20 @@ static int run_case(const spec &s, uint64_t seed)
      * the reference's sum up to the order of the additions (|error| at most
      * 1e-12 of the sum of |W·v|: under 100 terms per point here), exactly 0
      * where nothing lands */
-    for (int wide = 0; wide < 2; wide++) {
+    for (int wide = 0; wide < 2 && fractions && !(s.mode & JUST_BELOW); wide++) { /* inf: no bound */
         std::vector<double> got(total * M, 0.0);
         void (*k)(long long, const transfer_args, const double *, double *) =
-            deposit_atomic_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M,
-                                        PARTILE_CENTERING_NODE, !wide);
+            deposit_atomic_nodes_kernel(shape, M,
+                                        centering, !wide);
         launch(3, 64, [&] { k(nn, t, vs.data(), got.data()); });
         int64_t first;
         const int64_t off_by =
             emu_off_rounding(got.data(), alone.data(), alone_abs.data(), total * M, &first);
         if (off_by) {
-            printf("FAIL %s %dd n %zu: k_deposit_atomic_nodes (%s indices): %lld of %lld values "
-                   "off the reference deposit, first %lld: want %.17g got %.17g\n",
-                   s.W == 2 ? "CIC" : "TSC", s.dim, n, wide ? "64-bit" : "32-bit",
+            printf("FAIL %s %s-centred %dd n %zu: k_deposit_atomic_nodes (%s indices): %lld of "
+                   "%lld values off the reference deposit, first %lld: want %.17g got %.17g\n",
+                   shape_name, node ? "node" : "cell", s.dim, n,
+                   wide ? "64-bit" : "32-bit",
                    (long long)off_by, (long long)(total * M), (long long)first, alone[first],
                    got[first]);
             fails++;
@@ -275,33 +337,32 @@ static int run_case(const spec &s, uint64_t seed)
     transfer_args tg = t;
     tg.gate = closed;
     tg.gates = 2;
-    std::vector<double> gv(n1 * M, NAN), yl = y0, yq = y0, ya = y0;
+    std::vector<double> gv(n1 * M, NAN), yl = y0, yq = y0, ya = y0, ys = y0;
     launch(3, 64, [&] {
-        gather_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M,
-                            PARTILE_CENTERING_NODE, 1)(
-            nn, tg, added.data(), gv.data());
-        deposit_atomic_nodes_kernel(s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC, M,
-                                    PARTILE_CENTERING_NODE, 1)(
-            nn, tg, vs.data(), ya.data());
+        k_deposit_sorted(total, tg, off.data(), vs.data(), ys.data());
+        if (!fractions)
+            return;
+        gather_nodes_kernel(shape, M, centering, 1)(nn, tg, added.data(), gv.data());
+        deposit_atomic_nodes_kernel(shape, M, centering, 1)(nn, tg, vs.data(), ya.data());
     });
-    if (s.W == 2 && M == 1)
+    if (s.W == 2 && node && M == 1)
         run_lines<1, 4>(1, blocks, threads, xchunks, lines, tg, off.data(), frac.data(), nn,
                         vs.data(), 1.0, yl.data());
-    else if (s.W == 2)
+    else if (s.W == 2 && node)
         run_lines<3, 4>(1, blocks, threads, xchunks, lines, tg, off.data(), frac.data(), nn,
                         vs.data(), 1.0, yl.data());
-    if (s.W == 2)
-        run_points<2>(M, 1, total, tg, off.data(), frac.data(), nn, vs.data(), 1.0, yq.data());
-    else
-        run_points<4>(M, 1, total, tg, off.data(), frac.data(), nn, vs.data(), 1.0, yq.data());
+    if (fractions)
+        run_points_any(shape, cent, M, 1, total, tg, off.data(), frac.data(),
+                       node ? NULL : offs.data(), nn, vs.data(), 1.0, yq.data());
     int written = memcmp(yl.data(), y0.data(), y0.size() * sizeof(double)) != 0 ||
                   memcmp(yq.data(), y0.data(), y0.size() * sizeof(double)) != 0 ||
-                  memcmp(ya.data(), y0.data(), y0.size() * sizeof(double)) != 0;
+                  memcmp(ya.data(), y0.data(), y0.size() * sizeof(double)) != 0 ||
+                  memcmp(ys.data(), y0.data(), y0.size() * sizeof(double)) != 0;
     for (size_t i = 0; i < n * M; i++)
         written |= !std::isnan(gv[i]);
     if (written) {
-        printf("FAIL %s %dd n %zu: a kernel wrote behind a closed gate\n", s.W == 2 ? "CIC" : "TSC",
-               s.dim, n);
+        printf("FAIL %s %s-centred %dd n %zu: a kernel wrote behind a closed gate\n",
+               shape_name, node ? "node" : "cell", s.dim, n);
         fails++;
     }
     return fails;
@@ -345,6 +406,14 @@ static const spec cases[] = {
     { 2, { 6, 5 }, { 0, 1 }, 4, 1, 40.0, ON_NODES | BOXES_AWAY, 0 },
     { 3, { 4, 5, 6 }, { 1, 0, 1 }, 4, 3, 12.0, BOXES_AWAY | FAR_AWAY, 0 },
     { 3, { 2, 3, 4 }, { 0, 0, 1 }, 4, 1, 0.3, ON_NODES | BOXES_AWAY, 0 },
+    /* NGP: the generic kernel only */
+    { 1, { 7 }, { 1 }, 1, 1, 3.0, BOXES_AWAY | ON_NODES, 0 },
+    { 3, { 4, 3, 5 }, { 1, 0, 1 }, 1, 3, 3.0, BOXES_AWAY, 0 },
+    /* lower 0, coordinates just below it */
+    { 2, { 5, 3 }, { 1, 1 }, 1, 1, 6.0, JUST_BELOW, 0 },
+    { 1, { 7 }, { 1 }, 4, 1, 12.0, JUST_BELOW, 0 },
+    { 2, { 5, 4 }, { 1, 1 }, 2, 3, 12.0, JUST_BELOW | BOXES_AWAY, 0 },
+    { 3, { 4, 5, 4 }, { 1, 1, 1 }, 4, 3, 6.0, JUST_BELOW, 0 },
 };
 
 int main(int argc, char **argv)
@@ -353,11 +422,13 @@ int main(int argc, char **argv)
     printf("# seed %llu\n", (unsigned long long)seed);
     int fails = 0, runs = 0;
     for (int set = 0; set < 2; set++) /* two particle sets per case */
-        for (const spec &s : cases) {
-            fails += run_case(s, seed * 1000003u + (uint64_t)runs);
-            runs += 2;
-        }
-    printf("# %d line-kernel runs (each with the per-point kernel; a gather per case), %d not "
-           "bitwise equal\n", runs, fails);
+        for (const spec &s : cases)
+            for (int cent = PARTILE_CENTERING_NODE; cent <= PARTILE_CENTERING_CELL; cent++) {
+                fails += run_case(s, cent, seed * 1000003u + (uint64_t)runs);
+                runs += 2;
+            }
+    printf("# %d runs, node- and cell-centred (each with the line kernel where it applies, the "
+           "per-point and generic kernels; a gather per case), %d not bitwise equal\n",
+           runs, fails);
     return fails != 0;
 }
