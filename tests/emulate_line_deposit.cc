@@ -204,8 +204,12 @@ static int run_case(const spec &s, int cent, uint64_t seed)
     std::vector<unsigned char> offs(n1, 0xee); /* cell-centred only */
     ull flags[3] = { NO_BAD, NO_BAD, NO_BAD };
     launch(1, 32, [&] {
-        k_check_particles((long long)n, t, &flags[0], &flags[1], off.data(), &flags[2],
-                          fractions ? frac.data() : NULL, node ? NULL : offs.data());
+        if (node)
+            k_check_particles<0>((long long)n, t, &flags[0], &flags[1], off.data(), &flags[2],
+                                 fractions ? frac.data() : NULL, NULL);
+        else
+            k_check_particles<1>((long long)n, t, &flags[0], &flags[1], off.data(), &flags[2],
+                                 fractions ? frac.data() : NULL, offs.data());
     });
     if (flags[0] != NO_BAD || flags[1] != NO_BAD || flags[2] != NO_BAD) {
         printf("k_check_particles flagged %llx %llx %llx\n", flags[0], flags[1], flags[2]);
