@@ -4,7 +4,8 @@ on the same cases as bench_deposit (cubic periodic node-centred meshes,
 uniform random particles, CIC and TSC, 1 and 3 components): weights and
 indices per stencil corner, index_add_ to deposit, indexing and a weighted
 sum to gather. CUDA events, median of 5 after a warm-up.
-usage: bench_deposit_torch.py [OUT.json] [MAX_PARTICLES]"""
+usage: bench_deposit_torch.py [OUT.json] [MAX_PARTICLES] [--only SIDE,PPC]
+(--only: that mesh and density only, as bench_deposit's)"""
 import json
 import sys
 import time
@@ -65,15 +66,23 @@ def timed(fn):
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else None
-    max_n = float(sys.argv[2]) if len(sys.argv) > 2 else 2.2e8
+    args, only = sys.argv[1:], None
+    if "--only" in args:
+        i = args.index("--only")
+        if i + 1 >= len(args):
+            sys.exit("bench_deposit_torch.py: --only needs SIDE,PPC")
+        side_s, ppc_s = args[i + 1].split(",")
+        only = (int(side_s), float(ppc_s))
+        del args[i:i + 2]
+    out = args[0] if len(args) > 0 else None
+    max_n = float(args[1]) if len(args) > 1 else 2.2e8
     dev = torch.device("cuda")
     rows = []
     print(f"{'mesh':>6} {'ppc':>5} {'shp':>4} m {'N':>11} | {'deposit ms':>10} {'gather ms':>10}")
     for side in (16, 64, 128, 256):
         for ppc in (0.1, 1, 10, 100):
             n = round(side ** 3 * ppc)
-            if n > max_n or n < 100:
+            if n > max_n or n < 100 or (only and (side, ppc) != only):
                 continue
             for shape in ("cic", "tsc"):
                 for m in (1, 3):

@@ -61,11 +61,12 @@ static void test_overlap_by_hand(void **state)
 }
 
 /* The GPU gather's per-axis stencil (partile_grid_stencil_axis and
- * partile_node_stencil_point) against partile_particle_stencil and
+ * partile_node_stencil_point) and the sorted deposit's first-point offset
+ * (partile_stencil_cell_offset) against partile_particle_stencil and
  * partile_point_index, bit for bit: CIC and TSC, node- and cell-centred,
- * periodic axes of 2 … 9 cells with positions up to a few boxes away,
- * non-periodic axes, and coordinates on and next to cell faces and
- * half-cells. */
+ * periodic axes of 2 … 9 cells with positions up to a few boxes away or
+ * just below 0, non-periodic axes, and coordinates on and next to cell
+ * faces and half-cells. */
 static void test_node_stencil_axis(void **state)
 {
     (void)state;
@@ -89,10 +90,22 @@ static void test_node_stencil_axis(void **state)
                             x = nextafter(g.lower[0] + (floor(s) + (i % 8 < 4 ? 0.0 : 0.5)) *
                                                            g.spacing[0],
                                           i % 16 < 8 ? -INFINITY : INFINITY);
+                        if (periodic && i % 50 == 7) { /* just below 0 (lower 0 here) */
+                            g.lower[0] = 0.0;
+                            x = -(double)(1 + su_next(&rng) % 1000) * 1e-20;
+                        } else {
+                            g.lower[0] = -0.75;
+                        }
                         partile_stencil_1d st[3];
                         int64_t cell;
                         if (partile_particle_stencil(&g, shape, cent, &x, 0.0, st, &cell) != 0)
                             continue; /* outside a non-periodic axis: checked before any kernel */
+                        /* the check pass's offset of the first point from the cell */
+                        const int o = partile_stencil_cell_offset(
+                            shape, cent, (x - g.lower[0]) / g.spacing[0]);
+                        assert_true(o == -1 || o == 0);
+                        assert_int_equal(partile_point_index(st[0].first, cells, periodic),
+                                         periodic ? (cell + o + cells) % cells : cell + o + 1);
                         int64_t base;
                         const double f = partile_grid_stencil_axis(&g, 0, shape, cent, x, &base);
                         for (int k = 0; k < st[0].count; k++) {
