@@ -346,6 +346,13 @@ static void scenario_deposit_errors(partile_context_t *ctx, uint64_t seed)
      * the check: they must still write nothing */
     t.shape = PARTILE_SHAPE_TSC;
     assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, doff, df, &bad), PARTILE_ERROR_NOT_SORTED);
+    /* and the cell-centred ones (GPU: the per-point kernel with the check's
+     * offsets; the field holds the node-centred point count, more) */
+    t.centering = PARTILE_CENTERING_CELL;
+    assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, doff, df, &bad), PARTILE_ERROR_NOT_SORTED);
+    t.shape = PARTILE_SHAPE_CIC;
+    assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, doff, df, &bad), PARTILE_ERROR_NOT_SORTED);
+    t.centering = PARTILE_CENTERING_NODE;
     t.shape = PARTILE_SHAPE_OVERLAP;
     t.sizes = dsz;
     assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, doff, df, &bad), PARTILE_ERROR_NOT_SORTED);
