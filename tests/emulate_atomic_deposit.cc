@@ -82,14 +82,7 @@ static int run_case(int dim, const int64_t *cells, const int *periodic, int shap
          "reference deposit");
     must(partile_context_destroy(ref), "context destroy");
 
-    transfer_args t;
-    memset(&t, 0, sizeof t);
-    t.grid = g;
-    t.pos = pos;
-    t.shape = shape;
-    t.centering = centering;
-    t.m = M;
-    t.sizes = sz;
+    transfer_args t = make_transfer(&tr, &pos);
     void (*k)(long long, const transfer_args, const double *, double *) =
         deposit_atomic_kernel(shape, M);
     int fails = 0;

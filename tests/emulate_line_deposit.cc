@@ -193,13 +193,7 @@ static int run_case(const spec &s, int cent, uint64_t seed)
     must(partile_context_destroy(ref), "context destroy");
 
     /* the check pass: the fractions, and no particle flagged */
-    transfer_args t;
-    memset(&t, 0, sizeof t);
-    t.grid = g;
-    t.pos = spos;
-    t.shape = shape;
-    t.centering = cent;
-    t.m = M;
+    const transfer_args t = make_transfer(&tr, &spos);
     std::vector<double> frac(3 * n1, NAN);
     std::vector<unsigned char> offs(n1, 0xee); /* cell-centred only */
     ull flags[3] = { NO_BAD, NO_BAD, NO_BAD };
