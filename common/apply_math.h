@@ -58,16 +58,14 @@ static inline PARTILE_HD double partile_stencil_weight(int shape, double f, int 
     return 0.5 * (a * a);
 }
 
-/* CIC/TSC at q = (x − lower)/h, node- or cell-centred (s = q or q − ½, as
- * partile_stencil_at): the offset of the first stencil point from the
- * binning's cell floor(q), −1 or 0. Node-centred it is
- * partile_stencil_first_offset of the fraction; cell-centred it takes both
- * floors, since s = q − ½ may round (e.g. TSC with q just below 0). q must
- * be a valid position's (|floor(q)| < 2^52). */
-static inline PARTILE_HD int partile_stencil_cell_offset(int shape, int centering, double q)
+/* The offset of a CIC/TSC stencil's first point (partile_stencil_frac's
+ * `first`, at s = q or, cell-centred, q − ½) from the binning's cell
+ * floor(q), q = (x − lower)/h: −1 or 0. Node-centred the fraction tells it
+ * (partile_stencil_first_offset); cell-centred it takes both floors, since
+ * s = q − ½ may round (e.g. TSC with q just below 0). q must be a valid
+ * position's (|floor(q)| < 2^52). */
+static inline PARTILE_HD int partile_first_cell_offset(int64_t first, double q)
 {
-    int64_t first;
-    partile_stencil_frac(shape, centering == PARTILE_CENTERING_CELL ? q - 0.5 : q, &first);
     return (int)(first - (int64_t)floor(q));
 }
 
@@ -90,10 +88,7 @@ static inline PARTILE_HD double partile_grid_stencil_axis(const partile_grid_t *
         return f;
     }
     partile_axis_cell(x, g->lower[a], g->spacing[a], g->cells[a], 1, &cell);
-    /* first − floor(q): node-centred from the fraction alone; cell-centred
-     * −1 or 0, from both floors (s = q − ½ may round, so the fraction
-     * cannot tell) */
-    *base = cell + (centering == PARTILE_CENTERING_CELL ? (int)(first - (int64_t)floor(q))
+    *base = cell + (centering == PARTILE_CENTERING_CELL ? partile_first_cell_offset(first, q)
                                                         : partile_stencil_first_offset(shape, f));
     return f;
 }

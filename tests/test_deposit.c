@@ -62,7 +62,7 @@ static void test_overlap_by_hand(void **state)
 
 /* The GPU gather's per-axis stencil (partile_grid_stencil_axis and
  * partile_node_stencil_point) and the sorted deposit's first-point offset
- * (partile_stencil_cell_offset) against partile_particle_stencil and
+ * (partile_first_cell_offset) against partile_particle_stencil and
  * partile_point_index, bit for bit: CIC and TSC, node- and cell-centred,
  * periodic axes of 2 … 9 cells with positions up to a few boxes away or
  * just below 0, non-periodic axes, and coordinates on and next to cell
@@ -101,8 +101,11 @@ static void test_node_stencil_axis(void **state)
                         if (partile_particle_stencil(&g, shape, cent, &x, 0.0, st, &cell) != 0)
                             continue; /* outside a non-periodic axis: checked before any kernel */
                         /* the check pass's offset of the first point from the cell */
-                        const int o = partile_stencil_cell_offset(
-                            shape, cent, (x - g.lower[0]) / g.spacing[0]);
+                        const double q = (x - g.lower[0]) / g.spacing[0];
+                        int64_t first;
+                        partile_stencil_frac(shape, cent == PARTILE_CENTERING_CELL ? q - 0.5 : q,
+                                             &first);
+                        const int o = partile_first_cell_offset(first, q);
                         assert_true(o == -1 || o == 0);
                         assert_int_equal(partile_point_index(st[0].first, cells, periodic),
                                          periodic ? (cell + o + cells) % cells : cell + o + 1);
