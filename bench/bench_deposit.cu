@@ -88,17 +88,22 @@ int main(int argc, char **argv)
            "mesh", "ppc", "shp", "m", "N", "unsorted", "roof", "sorted", "roof", "gather", "roof",
            "gather-s", "roof", "sort+p",
            "breakev", "ref x");
-    const int sides[] = { 16, 64, 128, 256 }; /* the seed's 16³ … 256³; --max bounds N */
-    const double ppcs[] = { 0.1, 1, 10, 100 };
-    for (int si = 0; si < 4; si++)
-        for (int pi = 0; pi < 4; pi++)
+    int sides[] = { 16, 64, 128, 256 }; /* the seed's 16³ … 256³; --max bounds N */
+    double ppcs[] = { 0.1, 1, 10, 100 };
+    int nsides = 4, nppcs = 4;
+    if (only_side) { /* any side and count, also those outside the sweep */
+        sides[0] = only_side;
+        ppcs[0] = only_ppc;
+        nsides = nppcs = 1;
+    }
+    for (int si = 0; si < nsides; si++)
+        for (int pi = 0; pi < nppcs; pi++)
             for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
                 for (int m = 1; m <= 3; m += 2) {
                     const int side = sides[si];
                     const double cells = (double)side * side * side;
                     const size_t n = (size_t)llround(cells * ppcs[pi]);
-                    if ((double)n > max_n || n < 100 ||
-                        (only_side && (side != only_side || ppcs[pi] != only_ppc)))
+                    if ((double)n > max_n || n < 100)
                         continue;
                     partile_grid_t grid = bench_unit_cube(side);
                     run_args a;
