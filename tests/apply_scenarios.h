@@ -195,7 +195,11 @@ static void scenario_apply_all(partile_context_t *gpu, uint64_t seed)
             for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
                 for (int kind = 0; kind < 2; kind++) {
                     const int f32pos = (dim + shape + kind) % 3 == 0;
-                    const size_t n = dim == 3 ? 4000 : dim == 2 ? 1500 : 600;
+                    /* 1-D: 46 per cell, 2-D: 21, 3-D: 16 and, for CIC scalar,
+                     * 5 (the CIC line kernel's chunks of one batch, from 3 to
+                     * 10 per cell; two batches above) */
+                    const size_t n = dim == 3 ? (shape == PARTILE_SHAPE_CIC && !kind ? 1260 : 4000)
+                                     : dim == 2 ? 1500 : 600;
                     apply_case c = make_case(ref, dim, dim == 1 ? 13 : dim == 2 ? 8 : 6, periodic,
                                              shape, kind, n, f32pos, &rng);
                     partile_mass_layout_t L;

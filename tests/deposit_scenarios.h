@@ -241,6 +241,15 @@ static void scenario_deposit_all(partile_context_t *ctx, uint64_t seed)
                         run_deposit_case(ctx, &line, dim == 1 ? 2000 : dim == 2 ? 4000 : 16000,
                                          &rng);
                     }
+    /* the node-centred CIC line kernel's dense chunks (two batches, from 10
+     * per cell; LINE_DENSE_PPC) at 40 per cell, lines longer than one block */
+    for (int dim = 2; dim <= 3; dim++)
+        for (int periodic = 0; periodic < 2; periodic++)
+            for (int m = 1; m <= 3; m += 2) {
+                dep_case dense = { dim, periodic, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, m, 0,
+                                   260, 1, 0 };
+                run_deposit_case(ctx, &dense, dim == 2 ? 260 * 5 * 40 : 260 * 5 * 4 * 40, &rng);
+            }
     /* particles just below the lower bound of a periodic grid, every shape
      * and centering */
     for (int dim = 1; dim <= 3; dim += 2)

@@ -33,6 +33,11 @@ EMU_DEVICE_CODE_BEGIN
 #include "deposit_gpu_device.inc"
 EMU_DEVICE_CODE_END
 
+/* k_deposit_lines' dynamic shared memory (`extern __shared__ double
+ * line_smem[]`, a block-scope extern declaration here): the largest launch,
+ * PER 4 x 2 batches of 128 threads at 3 components. */
+double line_smem[4 * 2 * 128 * (2 + 3)];
+
 /* ---- cases ---- */
 
 enum {
@@ -59,16 +64,16 @@ struct spec {
     unsigned blocks; /* 0: one per line (as launched), else fewer: the grid-stride loop */
 };
 
-template <int M, int PER>
+template <int M, int PER, int BATCHES>
 static void run_lines(int add, unsigned blocks, int threads, int xchunks, long long lines,
                       const transfer_args &t, const int64_t *off, const double *frac,
                       long long n, const double *v, double sigma, double *y)
 {
     launch(blocks, (unsigned)threads, [&] {
         if (add)
-            k_deposit_lines<double, M, 1, PER>(lines, xchunks, t, off, frac, n, v, 1.0, y);
+            k_deposit_lines<double, M, 1, PER, BATCHES>(lines, xchunks, t, off, frac, n, v, 1.0, y);
         else
-            k_deposit_lines<double, M, 0, PER>(lines, xchunks, t, off, frac, n, v, sigma, y);
+            k_deposit_lines<double, M, 0, PER, BATCHES>(lines, xchunks, t, off, frac, n, v, sigma, y);
     });
 }
 
@@ -230,19 +235,20 @@ static int run_case(const spec &s, int cent, uint64_t seed)
         const long long nn = (long long)n;
         if (s.W != 2 || !node) /* the line kernel is node CIC only: the others check the rest */
             y = want;
-        /* both chunk sizes the library launches (PER 4 dense, 1 sparse rows),
-         * one per ADD so that every case checks both */
+        /* two of the chunk sizes the library launches (PER 4 x 2 batches for
+         * dense rows, 1 x 1 for sparse ones), one per ADD so that every case
+         * checks both; the third (4 x 1) below */
         else if (M == 1 && add)
-            run_lines<1, 4>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
+            run_lines<1, 4, 2>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
                             vs.data(), sigma, y.data());
         else if (M == 1)
-            run_lines<1, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
+            run_lines<1, 1, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
                             vs.data(), sigma, y.data());
         else if (add)
-            run_lines<3, 4>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
+            run_lines<3, 4, 2>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
                             vs.data(), sigma, y.data());
         else
-            run_lines<3, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
+            run_lines<3, 1, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
                             vs.data(), sigma, y.data());
         int64_t first;
         const int64_t differ = emu_differ(want.data(), y.data(), total * M, &first);
@@ -260,8 +266,31 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                    divergent - divergent0);
             fails++;
         } else {
-            printf("ok %s: %u blocks of %d (%lld lines, %d x chunks) ADD %d PER %d, %lld barriers\n",
-                   what, blocks, threads, lines, xchunks, add, add ? 4 : 1, block_syncs - syncs0);
+            printf("ok %s: %u blocks of %d (%lld lines, %d x chunks) ADD %d PER %s, %lld barriers\n",
+                   what, blocks, threads, lines, xchunks, add, add ? "4 x 2" : "1 x 1", block_syncs - syncs0);
+        }
+        /* the line kernel's chunks of one batch of PER = 4 (the library's
+         * between the sparse and dense counts) */
+        if (fractions && s.W == 2 && node) {
+            std::vector<double> y4(total * M);
+            for (int64_t i = 0; i < total * M; i++)
+                y4[i] = add ? y0[i] : NAN;
+            const int divergent1 = divergent;
+            if (M == 1)
+                run_lines<1, 4, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(),
+                                   nn, vs.data(), sigma, y4.data());
+            else
+                run_lines<3, 4, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(),
+                                   nn, vs.data(), sigma, y4.data());
+            if (memcmp(want.data(), y4.data(), want.size() * sizeof(double)) != 0 ||
+                divergent != divergent1) {
+                printf("FAIL %s blocks %u: k_deposit_lines PER 4 x 1 ADD %d differs from the "
+                       "reference (%lld values); %d divergent barriers\n",
+                       what, blocks, add,
+                       (long long)emu_differ(want.data(), y4.data(), total * M, &first),
+                       divergent - divergent1);
+                fails++;
+            }
         }
         /* the per-point kernel on the same fractions (TSC's and the
          * cell-centred sorted deposit, the apply's TSC half): the same bits,
@@ -344,10 +373,10 @@ static int run_case(const spec &s, int cent, uint64_t seed)
         deposit_atomic_nodes_kernel(shape, M, centering, 1)(nn, tg, vs.data(), ya.data());
     });
     if (s.W == 2 && node && M == 1)
-        run_lines<1, 4>(1, blocks, threads, xchunks, lines, tg, off.data(), frac.data(), nn,
+        run_lines<1, 4, 2>(1, blocks, threads, xchunks, lines, tg, off.data(), frac.data(), nn,
                         vs.data(), 1.0, yl.data());
     else if (s.W == 2 && node)
-        run_lines<3, 4>(1, blocks, threads, xchunks, lines, tg, off.data(), frac.data(), nn,
+        run_lines<3, 4, 2>(1, blocks, threads, xchunks, lines, tg, off.data(), frac.data(), nn,
                         vs.data(), 1.0, yl.data());
     if (fractions)
         run_points_any(shape, cent, M, 1, total, tg, off.data(), frac.data(),
