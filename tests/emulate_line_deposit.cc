@@ -35,8 +35,13 @@ EMU_DEVICE_CODE_END
 
 /* k_deposit_lines' dynamic shared memory (`extern __shared__ double
  * line_smem[]`, a block-scope extern declaration here): the largest launch,
- * PER 4 x 2 batches of 128 threads at 3 components. */
-double line_smem[4 * 2 * 128 * (2 + 3)];
+ * PER 4 x 2 batches of 128 threads at 3 components, and a guard. Filled
+ * with a quiet NaN before each launch; words at or past the launch's
+ * line_shared_bytes that changed are counted in smem_overruns. */
+static constexpr size_t LINE_SMEM = 4 * 2 * 128 * (2 + 3) + 256;
+double line_smem[LINE_SMEM];
+static const uint64_t LINE_JUNK = 0x7ff8dead0000beefull;
+static long long smem_overruns;
 
 /* ---- cases ---- */
 
@@ -69,12 +74,17 @@ static void run_lines(int add, unsigned blocks, int threads, int xchunks, long l
                       const transfer_args &t, const int64_t *off, const double *frac,
                       long long n, const double *v, double sigma, double *y)
 {
+    for (double &d : line_smem)
+        memcpy(&d, &LINE_JUNK, 8);
     launch(blocks, (unsigned)threads, [&] {
         if (add)
             k_deposit_lines<double, M, 1, PER, BATCHES>(lines, xchunks, t, off, frac, n, v, 1.0, y);
         else
             k_deposit_lines<double, M, 0, PER, BATCHES>(lines, xchunks, t, off, frac, n, v, sigma, y);
     });
+    const size_t used = line_shared_bytes(PER, BATCHES, threads, M, sizeof(double)) / 8;
+    for (size_t i = used; i < LINE_SMEM; i++)
+        smem_overruns += memcmp(&line_smem[i], &LINE_JUNK, 8) != 0;
 }
 
 /* k_deposit_points, a thread per grid point: three blocks of 64 threads, so
@@ -457,5 +467,7 @@ int main(int argc, char **argv)
     printf("# %d runs, node- and cell-centred (each with the line kernel where it applies, the "
            "per-point and generic kernels; a gather per case), %d not bitwise equal\n",
            runs, fails);
-    return fails != 0;
+    printf("# %lld words of shared memory written past a line kernel launch's size\n",
+           smem_overruns);
+    return fails != 0 || smem_overruns != 0;
 }
