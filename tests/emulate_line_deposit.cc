@@ -78,9 +78,11 @@ static void run_lines(int add, unsigned blocks, int threads, int xchunks, long l
         memcpy(&d, &LINE_JUNK, 8);
     launch(blocks, (unsigned)threads, [&] {
         if (add)
-            k_deposit_lines<double, M, 1, PER, BATCHES>(lines, xchunks, t, off, frac, n, v, 1.0, y);
+            k_deposit_lines<double, M, 1, PER, BATCHES>(lines, xchunks, t, off, frac, n, v, 1.0,
+                                                        y);
         else
-            k_deposit_lines<double, M, 0, PER, BATCHES>(lines, xchunks, t, off, frac, n, v, sigma, y);
+            k_deposit_lines<double, M, 0, PER, BATCHES>(lines, xchunks, t, off, frac, n, v, sigma,
+                                                        y);
     });
     const size_t used = line_shared_bytes(PER, BATCHES, threads, M, sizeof(double)) / 8;
     for (size_t i = used; i < LINE_SMEM; i++)
@@ -249,17 +251,17 @@ static int run_case(const spec &s, int cent, uint64_t seed)
          * dense rows, 1 x 1 for sparse ones), one per ADD so that every case
          * checks both; the third (4 x 1) below */
         else if (M == 1 && add)
-            run_lines<1, 4, 2>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
-                            vs.data(), sigma, y.data());
+            run_lines<1, 4, 2>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(),
+                               nn, vs.data(), sigma, y.data());
         else if (M == 1)
-            run_lines<1, 1, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
-                            vs.data(), sigma, y.data());
+            run_lines<1, 1, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(),
+                               nn, vs.data(), sigma, y.data());
         else if (add)
-            run_lines<3, 4, 2>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
-                            vs.data(), sigma, y.data());
+            run_lines<3, 4, 2>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(),
+                               nn, vs.data(), sigma, y.data());
         else
-            run_lines<3, 1, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(), nn,
-                            vs.data(), sigma, y.data());
+            run_lines<3, 1, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(),
+                               nn, vs.data(), sigma, y.data());
         int64_t first;
         const int64_t differ = emu_differ(want.data(), y.data(), total * M, &first);
         char what[160];
@@ -276,8 +278,10 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                    divergent - divergent0);
             fails++;
         } else {
-            printf("ok %s: %u blocks of %d (%lld lines, %d x chunks) ADD %d PER %s, %lld barriers\n",
-                   what, blocks, threads, lines, xchunks, add, add ? "4 x 2" : "1 x 1", block_syncs - syncs0);
+            printf("ok %s: %u blocks of %d (%lld lines, %d x chunks) ADD %d PER %s, %lld "
+                   "barriers\n",
+                   what, blocks, threads, lines, xchunks, add, add ? "4 x 2" : "1 x 1",
+                   block_syncs - syncs0);
         }
         /* the line kernel's chunks of one batch of PER = 4 (the library's
          * between the sparse and dense counts) */
