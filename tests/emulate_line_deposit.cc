@@ -237,11 +237,11 @@ static int run_case(const spec &s, int cent, uint64_t seed)
     int fails = 0;
     for (int add = 1; add >= 0; add--) {
         const double sigma = 0.5 + uniform();
-        std::vector<double> y(total * M), want(total * M);
-        for (int64_t i = 0; i < total * M; i++) {
-            y[i] = add ? y0[i] : NAN; /* ADD = 0 overwrites */
+        /* each kernel's starting field: ADD = 0 overwrites */
+        const std::vector<double> start = add ? y0 : std::vector<double>(total * M, NAN);
+        std::vector<double> y = start, want(total * M);
+        for (int64_t i = 0; i < total * M; i++)
             want[i] = add ? added[i] : sigma * (0.0 + alone[i]);
-        }
         const int divergent0 = divergent;
         const long long syncs0 = block_syncs;
         const long long nn = (long long)n;
@@ -286,9 +286,7 @@ static int run_case(const spec &s, int cent, uint64_t seed)
         /* the line kernel's chunks of one batch of PER = 4 (the library's
          * between the sparse and dense counts) */
         if (fractions && s.W == 2 && node) {
-            std::vector<double> y4(total * M);
-            for (int64_t i = 0; i < total * M; i++)
-                y4[i] = add ? y0[i] : NAN;
+            std::vector<double> y4 = start;
             const int divergent1 = divergent;
             if (M == 1)
                 run_lines<1, 4, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(),
@@ -309,9 +307,7 @@ static int run_case(const spec &s, int cent, uint64_t seed)
         /* the per-point kernel on the same fractions (TSC's and the
          * cell-centred sorted deposit, the apply's TSC half): the same bits,
          * where no cell of a window repeats (deposit_by_fractions) */
-        std::vector<double> yp(total * M);
-        for (int64_t i = 0; i < total * M; i++)
-            yp[i] = add ? y0[i] : NAN;
+        std::vector<double> yp = start;
         if (by_points) {
             run_points_any(shape, cent, M, add, total, t, off.data(), frac.data(),
                            node ? NULL : offs.data(), nn, vs.data(), sigma, yp.data());
