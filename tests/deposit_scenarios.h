@@ -242,14 +242,17 @@ static void scenario_deposit_all(partile_context_t *ctx, uint64_t seed)
                                          &rng);
                     }
     /* the node-centred CIC line kernel's dense chunks (two batches, from 10
-     * per cell; LINE_DENSE_PPC) at 40 per cell, lines longer than one block */
+     * per cell; LINE_DENSE_PPC) and the TSC plane kernel's rows of several
+     * chunks, at 40 per cell, lines longer than one block */
     for (int dim = 2; dim <= 3; dim++)
         for (int periodic = 0; periodic < 2; periodic++)
-            for (int m = 1; m <= 3; m += 2) {
-                dep_case dense = { dim, periodic, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, m, 0,
-                                   260, 1, 0 };
-                run_deposit_case(ctx, &dense, dim == 2 ? 260 * 5 * 40 : 260 * 5 * 4 * 40, &rng);
-            }
+            for (int m = 1; m <= 3; m += 2)
+                for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++) {
+                    dep_case dense = { dim, periodic, shape, PARTILE_CENTERING_NODE, m, 0,
+                                       260, 1, 0 };
+                    run_deposit_case(ctx, &dense, dim == 2 ? 260 * 5 * 40 : 260 * 5 * 4 * 40,
+                                     &rng);
+                }
     /* particles just below the lower bound of a periodic grid, every shape
      * and centering */
     for (int dim = 1; dim <= 3; dim += 2)
@@ -350,7 +353,7 @@ static void scenario_deposit_errors(partile_context_t *ctx, uint64_t seed)
         off[c] = 0;
     int64_t *doff = stage(ctx, off, (size_t)(ncells + 1) * 8);
     assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, doff, df, &bad), PARTILE_ERROR_NOT_SORTED);
-    /* the same through the other sorted paths (GPU: the per-point TSC
+    /* the same through the other sorted paths (GPU: the TSC plane
      * kernel, the re-binning one), which a GPU launches before it has read
      * the check: they must still write nothing */
     t.shape = PARTILE_SHAPE_TSC;

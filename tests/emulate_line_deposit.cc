@@ -1,15 +1,16 @@
 /* The GPU sorted deposit k_deposit_lines (backends/gpu/deposit_gpu.inc) run
  * on the CPU against the reference backend's sorted deposit, bit for bit, so
  * that its summation order is checked where there is no GPU; the same for
- * the per-point deposit k_deposit_points (TSC's path, the cell-centred
- * one and the apply's), the generic k_deposit_sorted, and the gather
+ * node TSC's k_deposit_planes, the per-point deposit k_deposit_points (the
+ * cell-centred one), the generic k_deposit_sorted, and the gather
  * k_gather_nodes; the unsorted k_deposit_atomic_nodes (atomics:
  * any order) within a bound of the rounding. The device
  * parts of the GPU sources (cut at their host-side markers by
  * tests/device_part.awk) compile here as host C++: a thread per GPU thread
  * of a block, __syncthreads a barrier, __shared__ arrays static, the blocks
  * of a launch in turn. The fractions come from the real k_check_particles.
- * CIC node-centred for the line kernel (its only case), CIC and TSC, node-
+ * CIC node-centred for the line kernel (its only case), TSC node-centred
+ * for the plane kernel, CIC and TSC, node-
  * and cell-centred, for the others;
  * ADD = 1 (the deposit) and ADD = 0 (the apply's σ·(0 + F)); grids of 1-3
  * dimensions, periodic or
@@ -33,12 +34,18 @@ EMU_DEVICE_CODE_BEGIN
 #include "deposit_gpu_device.inc"
 EMU_DEVICE_CODE_END
 
-/* k_deposit_lines' dynamic shared memory (`extern __shared__ double
- * line_smem[]`, a block-scope extern declaration here): the largest launch,
- * PER 4 x 2 batches of 128 threads at 3 components, and a guard. Filled
+/* The dynamic shared memory of k_deposit_lines and k_deposit_planes
+ * (`extern __shared__ double line_smem[]`, a block-scope extern declaration
+ * here): the larger of their largest launches (lines: PER 4 x 2 batches of
+ * 128 threads, 2 weights and 3 components per particle; planes: PER 4 of
+ * 128 threads, 7 weights, 3 components and a byte), and a guard. Filled
  * with a quiet NaN before each launch; words at or past the launch's
- * line_shared_bytes that changed are counted in smem_overruns. */
-static constexpr size_t LINE_SMEM = 4 * 2 * 128 * (2 + 3) + 256;
+ * line_shared_bytes or plane_shared_bytes that changed are counted in
+ * smem_overruns. */
+static constexpr size_t LINE_SMEM_LINES = 4 * 2 * 128 * (2 + 3),
+                        LINE_SMEM_PLANES = 4 * 128 * (7 + 3) + 4 * 128 / 8;
+static constexpr size_t LINE_SMEM =
+    (LINE_SMEM_LINES > LINE_SMEM_PLANES ? LINE_SMEM_LINES : LINE_SMEM_PLANES) + 256;
 double line_smem[LINE_SMEM];
 static const uint64_t LINE_JUNK = 0x7ff8dead0000beefull;
 static long long smem_overruns;
@@ -85,6 +92,30 @@ static void run_lines(int add, unsigned blocks, int threads, int xchunks, long l
                                                         y);
     });
     const size_t used = line_shared_bytes(PER, BATCHES, threads, M, sizeof(double)) / 8;
+    for (size_t i = used; i < LINE_SMEM; i++)
+        smem_overruns += memcmp(&line_smem[i], &LINE_JUNK, 8) != 0;
+}
+
+/* k_deposit_planes (node TSC), launched as the library does. */
+template <int M, int PER>
+static void run_planes(int add, unsigned max_blocks, const transfer_args &t, const int64_t *off,
+                       const double *frac, long long n, const double *v, double sigma, double *y)
+{
+    int bx, by, xchunks;
+    long long ytiles, tiles;
+    plane_launch(&t.grid, &bx, &by, &xchunks, &ytiles, &tiles);
+    const unsigned blocks = max_blocks && max_blocks < tiles ? max_blocks : (unsigned)tiles;
+    for (double &d : line_smem)
+        memcpy(&d, &LINE_JUNK, 8);
+    launch(blocks, (unsigned)(bx * by), [&] {
+        if (add)
+            k_deposit_planes<double, M, 1, PER>(tiles, bx, by, xchunks, ytiles, t, off, frac, n,
+                                                v, 1.0, y);
+        else
+            k_deposit_planes<double, M, 0, PER>(tiles, bx, by, xchunks, ytiles, t, off, frac, n,
+                                                v, sigma, y);
+    });
+    const size_t used = (plane_shared_bytes(PER, bx * by, M, sizeof(double)) + 7) / 8;
     for (size_t i = used; i < LINE_SMEM; i++)
         smem_overruns += memcmp(&line_smem[i], &LINE_JUNK, 8) != 0;
 }
@@ -304,6 +335,33 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                 fails++;
             }
         }
+        /* the plane kernel (node TSC's from 3 per cell): PER 4 (the
+         * library's) for the deposit, 1 for the apply's ADD = 0 (chunks of
+         * 32-128 particles: more rows of several chunks) */
+        if (by_points && s.W == 4 && node) {
+            std::vector<double> yt = start;
+            const int divergent1 = divergent;
+            if (M == 1 && add)
+                run_planes<1, 4>(add, s.blocks, t, off.data(), frac.data(), nn, vs.data(), sigma,
+                                 yt.data());
+            else if (M == 1)
+                run_planes<1, 1>(add, s.blocks, t, off.data(), frac.data(), nn, vs.data(), sigma,
+                                 yt.data());
+            else if (add)
+                run_planes<3, 4>(add, s.blocks, t, off.data(), frac.data(), nn, vs.data(), sigma,
+                                 yt.data());
+            else
+                run_planes<3, 1>(add, s.blocks, t, off.data(), frac.data(), nn, vs.data(), sigma,
+                                 yt.data());
+            if (memcmp(want.data(), yt.data(), want.size() * sizeof(double)) != 0 ||
+                divergent != divergent1) {
+                printf("FAIL %s: k_deposit_planes ADD %d differs from the reference (%lld "
+                       "values); %d divergent barriers\n",
+                       what, add, (long long)emu_differ(want.data(), yt.data(), total * M, &first),
+                       divergent - divergent1);
+                fails++;
+            }
+        }
         /* the per-point kernel on the same fractions (TSC's and the
          * cell-centred sorted deposit, the apply's TSC half): the same bits,
          * where no cell of a window repeats (deposit_by_fractions) */
@@ -388,10 +446,16 @@ static int run_case(const spec &s, int cent, uint64_t seed)
     else if (s.W == 2 && node)
         run_lines<3, 4, 2>(1, blocks, threads, xchunks, lines, tg, off.data(), frac.data(), nn,
                         vs.data(), 1.0, yl.data());
+    std::vector<double> yt = y0;
+    if (by_points && s.W == 4 && node && M == 1)
+        run_planes<1, 4>(1, s.blocks, tg, off.data(), frac.data(), nn, vs.data(), 1.0, yt.data());
+    else if (by_points && s.W == 4 && node)
+        run_planes<3, 1>(1, s.blocks, tg, off.data(), frac.data(), nn, vs.data(), 1.0, yt.data());
     if (fractions)
         run_points_any(shape, cent, M, 1, total, tg, off.data(), frac.data(),
                        node ? NULL : offs.data(), nn, vs.data(), 1.0, yq.data());
     int written = memcmp(yl.data(), y0.data(), y0.size() * sizeof(double)) != 0 ||
+                  memcmp(yt.data(), y0.data(), y0.size() * sizeof(double)) != 0 ||
                   memcmp(yq.data(), y0.data(), y0.size() * sizeof(double)) != 0 ||
                   memcmp(ya.data(), y0.data(), y0.size() * sizeof(double)) != 0 ||
                   memcmp(ys.data(), y0.data(), y0.size() * sizeof(double)) != 0;
@@ -443,6 +507,15 @@ static const spec cases[] = {
     { 2, { 6, 5 }, { 0, 1 }, 4, 1, 40.0, ON_NODES | BOXES_AWAY, 0 },
     { 3, { 4, 5, 6 }, { 1, 0, 1 }, 4, 3, 12.0, BOXES_AWAY | FAR_AWAY, 0 },
     { 3, { 2, 3, 4 }, { 0, 0, 1 }, 4, 1, 0.3, ON_NODES | BOXES_AWAY, 0 },
+    /* TSC tiles of 4 lines: y windows that wrap (periodic, 9 and 6 rows:
+     * two segments, or the whole axis), ghost rows, a last tile of fewer
+     * lines, x chunks, rows longer than a staged chunk (40 ppc), fewer
+     * blocks than tiles */
+    { 2, { 40, 9 }, { 1, 1 }, 4, 3, 6.0, BOXES_AWAY | FAR_AWAY, 0 },
+    { 2, { 35, 7 }, { 1, 0 }, 4, 1, 12.0, ON_NODES | LOW_HALF, 2 },
+    { 3, { 33, 6, 5 }, { 1, 1, 0 }, 4, 3, 3.0, BOXES_AWAY, 0 },
+    { 3, { 9, 5, 4 }, { 0, 1, 1 }, 4, 1, 40.0, BOXES_AWAY | ON_NODES, 5 },
+    { 3, { 6, 10, 4 }, { 1, 1, 1 }, 4, 3, 1.0, ONE_CELL | BOXES_AWAY, 0 },
     /* NGP: the generic kernel only */
     { 1, { 7 }, { 1 }, 1, 1, 3.0, BOXES_AWAY | ON_NODES, 0 },
     { 3, { 4, 3, 5 }, { 1, 0, 1 }, 1, 3, 3.0, BOXES_AWAY, 0 },
