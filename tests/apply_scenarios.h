@@ -258,7 +258,7 @@ static void scenario_apply_all(partile_context_t *gpu, uint64_t seed)
 
 /* Bad input: the same status and particle as the reference, y untouched
  * (GPU: the sorted deposit is launched before the host has read the
- * checks; TSC takes the plane kernel, CIC the line kernel). */
+ * checks; TSC takes the tile kernel, CIC the line kernel). */
 static void scenario_apply_errors_shape(partile_context_t *ctx, uint64_t seed,
                                         partile_shape_t shape)
 {

@@ -242,7 +242,7 @@ static void scenario_deposit_all(partile_context_t *ctx, uint64_t seed)
                                          &rng);
                     }
     /* the node-centred CIC line kernel's dense chunks (two batches, from 10
-     * per cell; LINE_DENSE_PPC) and the TSC plane kernel's rows of several
+     * per cell; LINE_DENSE_PPC) and the TSC tile kernel's rows of several
      * chunks, at 40 per cell, lines longer than one block */
     for (int dim = 2; dim <= 3; dim++)
         for (int periodic = 0; periodic < 2; periodic++)
@@ -353,7 +353,7 @@ static void scenario_deposit_errors(partile_context_t *ctx, uint64_t seed)
         off[c] = 0;
     int64_t *doff = stage(ctx, off, (size_t)(ncells + 1) * 8);
     assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, doff, df, &bad), PARTILE_ERROR_NOT_SORTED);
-    /* the same through the other sorted paths (GPU: the TSC plane
+    /* the same through the other sorted paths (GPU: the TSC tile
      * kernel, the re-binning one), which a GPU launches before it has read
      * the check: they must still write nothing */
     t.shape = PARTILE_SHAPE_TSC;

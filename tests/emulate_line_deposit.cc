@@ -1,7 +1,7 @@
 /* The GPU sorted deposit k_deposit_lines (backends/gpu/deposit_gpu.inc) run
  * on the CPU against the reference backend's sorted deposit, bit for bit, so
  * that its summation order is checked where there is no GPU; the same for
- * node TSC's k_deposit_planes, the per-point deposit k_deposit_points (the
+ * node TSC's k_deposit_tiles, the per-point deposit k_deposit_points (the
  * cell-centred one), the generic k_deposit_sorted, and the gather
  * k_gather_nodes; the unsorted k_deposit_atomic_nodes (atomics:
  * any order) within a bound of the rounding. The device
@@ -10,7 +10,7 @@
  * of a block, __syncthreads a barrier, __shared__ arrays static, the blocks
  * of a launch in turn. The fractions come from the real k_check_particles.
  * CIC node-centred for the line kernel (its only case), TSC node-centred
- * for the plane kernel, CIC and TSC, node-
+ * for the tile kernel, CIC and TSC, node-
  * and cell-centred, for the others;
  * ADD = 1 (the deposit) and ADD = 0 (the apply's σ·(0 + F)); grids of 1-3
  * dimensions, periodic or
@@ -34,18 +34,18 @@ EMU_DEVICE_CODE_BEGIN
 #include "deposit_gpu_device.inc"
 EMU_DEVICE_CODE_END
 
-/* The dynamic shared memory of k_deposit_lines and k_deposit_planes
+/* The dynamic shared memory of k_deposit_lines and k_deposit_tiles
  * (`extern __shared__ double line_smem[]`, a block-scope extern declaration
  * here): the larger of their largest launches (lines: PER 4 x 2 batches of
- * 128 threads, 2 weights and 3 components per particle; planes: PER 4 of
- * 128 threads, 7 weights, 3 components and a byte), and a guard. Filled
- * with a quiet NaN before each launch; words at or past the launch's
- * line_shared_bytes or plane_shared_bytes that changed are counted in
+ * 128 threads, 2 weights and 3 components per particle; tiles: PER 4 of 128
+ * threads, 9 weights, 3 components and a byte), and a guard. Filled with a
+ * quiet NaN before each launch; words at or past the launch's
+ * line_shared_bytes or tile_shared_bytes that changed are counted in
  * smem_overruns. */
 static constexpr size_t LINE_SMEM_LINES = 4 * 2 * 128 * (2 + 3),
-                        LINE_SMEM_PLANES = 4 * 128 * (7 + 3) + 4 * 128 / 8;
+                        LINE_SMEM_TILES = 4 * 128 * (9 + 3) + 4 * 128 / 8;
 static constexpr size_t LINE_SMEM =
-    (LINE_SMEM_LINES > LINE_SMEM_PLANES ? LINE_SMEM_LINES : LINE_SMEM_PLANES) + 256;
+    (LINE_SMEM_LINES > LINE_SMEM_TILES ? LINE_SMEM_LINES : LINE_SMEM_TILES) + 256;
 double line_smem[LINE_SMEM];
 static const uint64_t LINE_JUNK = 0x7ff8dead0000beefull;
 static long long smem_overruns;
@@ -96,26 +96,25 @@ static void run_lines(int add, unsigned blocks, int threads, int xchunks, long l
         smem_overruns += memcmp(&line_smem[i], &LINE_JUNK, 8) != 0;
 }
 
-/* k_deposit_planes (node TSC), launched as the library does. */
+/* k_deposit_tiles (node TSC), launched as the library does at `ppc`
+ * particles per cell (its tile shape: planes, or bricks on 3-D grids from
+ * TSC_BRICK_PPC). */
 template <int M, int PER>
-static void run_planes(int add, unsigned max_blocks, const transfer_args &t, const int64_t *off,
-                       const double *frac, long long n, const double *v, double sigma, double *y)
+static void run_tiles(int add, double ppc, unsigned max_blocks, const transfer_args &t,
+                      const int64_t *off, const double *frac, long long n, const double *v,
+                      double sigma, double *y)
 {
-    int bx, by, xchunks;
-    long long ytiles, tiles;
-    plane_launch(&t.grid, &bx, &by, &xchunks, &ytiles, &tiles);
-    const unsigned blocks = max_blocks && max_blocks < tiles ? max_blocks : (unsigned)tiles;
+    const tsc_tiles tl = tile_launch(&t.grid, ppc);
+    const unsigned blocks = max_blocks && max_blocks < tl.tiles ? max_blocks : (unsigned)tl.tiles;
     for (double &d : line_smem)
         memcpy(&d, &LINE_JUNK, 8);
-    launch(blocks, (unsigned)(bx * by), [&] {
+    launch(blocks, (unsigned)(tl.bx * tl.by * tl.bz), [&] {
         if (add)
-            k_deposit_planes<double, M, 1, PER>(tiles, bx, by, xchunks, ytiles, t, off, frac, n,
-                                                v, 1.0, y);
+            k_deposit_tiles<double, M, 1, PER>(tl, t, off, frac, n, v, 1.0, y);
         else
-            k_deposit_planes<double, M, 0, PER>(tiles, bx, by, xchunks, ytiles, t, off, frac, n,
-                                                v, sigma, y);
+            k_deposit_tiles<double, M, 0, PER>(tl, t, off, frac, n, v, sigma, y);
     });
-    const size_t used = (plane_shared_bytes(PER, bx * by, M, sizeof(double)) + 7) / 8;
+    const size_t used = (tile_shared_bytes(PER, tl.bx * tl.by * tl.bz, M, sizeof(double)) + 7) / 8;
     for (size_t i = used; i < LINE_SMEM; i++)
         smem_overruns += memcmp(&line_smem[i], &LINE_JUNK, 8) != 0;
 }
@@ -335,29 +334,31 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                 fails++;
             }
         }
-        /* the plane kernel (node TSC's from 3 per cell): PER 4 (the
-         * library's) for the deposit, 1 for the apply's ADD = 0 (chunks of
-         * 32-128 particles: more rows of several chunks) */
-        if (by_points && s.W == 4 && node) {
+        /* the tile kernel (node TSC's from 3 per cell), planes and bricks:
+         * the library's PER for the deposit, 1 for the apply's ADD = 0
+         * (chunks of 32-128 particles: more rows of several chunks) */
+        for (int brick = 0; brick < 2 && by_points && s.W == 4 && node; brick++) {
             std::vector<double> yt = start;
             const int divergent1 = divergent;
+            const double ppc = brick ? 1e9 : 0.0;
             if (M == 1 && add)
-                run_planes<1, 4>(add, s.blocks, t, off.data(), frac.data(), nn, vs.data(), sigma,
-                                 yt.data());
+                run_tiles<1, TILE_PER(1)>(add, ppc, s.blocks, t, off.data(), frac.data(), nn,
+                                          vs.data(), sigma, yt.data());
             else if (M == 1)
-                run_planes<1, 1>(add, s.blocks, t, off.data(), frac.data(), nn, vs.data(), sigma,
-                                 yt.data());
+                run_tiles<1, 1>(add, ppc, s.blocks, t, off.data(), frac.data(), nn, vs.data(),
+                                sigma, yt.data());
             else if (add)
-                run_planes<3, 4>(add, s.blocks, t, off.data(), frac.data(), nn, vs.data(), sigma,
-                                 yt.data());
+                run_tiles<3, TILE_PER(3)>(add, ppc, s.blocks, t, off.data(), frac.data(), nn,
+                                          vs.data(), sigma, yt.data());
             else
-                run_planes<3, 1>(add, s.blocks, t, off.data(), frac.data(), nn, vs.data(), sigma,
-                                 yt.data());
+                run_tiles<3, 1>(add, ppc, s.blocks, t, off.data(), frac.data(), nn, vs.data(),
+                                sigma, yt.data());
             if (memcmp(want.data(), yt.data(), want.size() * sizeof(double)) != 0 ||
                 divergent != divergent1) {
-                printf("FAIL %s: k_deposit_planes ADD %d differs from the reference (%lld "
+                printf("FAIL %s: k_deposit_tiles (%s) ADD %d differs from the reference (%lld "
                        "values); %d divergent barriers\n",
-                       what, add, (long long)emu_differ(want.data(), yt.data(), total * M, &first),
+                       what, brick ? "bricks" : "planes", add,
+                       (long long)emu_differ(want.data(), yt.data(), total * M, &first),
                        divergent - divergent1);
                 fails++;
             }
@@ -448,9 +449,11 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                         vs.data(), 1.0, yl.data());
     std::vector<double> yt = y0;
     if (by_points && s.W == 4 && node && M == 1)
-        run_planes<1, 4>(1, s.blocks, tg, off.data(), frac.data(), nn, vs.data(), 1.0, yt.data());
+        run_tiles<1, TILE_PER(1)>(1, 1e9, s.blocks, tg, off.data(), frac.data(), nn, vs.data(),
+                                  1.0, yt.data());
     else if (by_points && s.W == 4 && node)
-        run_planes<3, 1>(1, s.blocks, tg, off.data(), frac.data(), nn, vs.data(), 1.0, yt.data());
+        run_tiles<3, 1>(1, 0.0, s.blocks, tg, off.data(), frac.data(), nn, vs.data(), 1.0,
+                        yt.data());
     if (fractions)
         run_points_any(shape, cent, M, 1, total, tg, off.data(), frac.data(),
                        node ? NULL : offs.data(), nn, vs.data(), 1.0, yq.data());
@@ -516,6 +519,9 @@ static const spec cases[] = {
     { 3, { 33, 6, 5 }, { 1, 1, 0 }, 4, 3, 3.0, BOXES_AWAY, 0 },
     { 3, { 9, 5, 4 }, { 0, 1, 1 }, 4, 1, 40.0, BOXES_AWAY | ON_NODES, 5 },
     { 3, { 6, 10, 4 }, { 1, 1, 1 }, 4, 3, 1.0, ONE_CELL | BOXES_AWAY, 0 },
+    /* bricks: z windows that wrap (9 and 7 planes), ghost planes */
+    { 3, { 12, 6, 9 }, { 1, 0, 1 }, 4, 1, 3.0, BOXES_AWAY | FAR_AWAY, 0 },
+    { 3, { 10, 5, 7 }, { 0, 1, 0 }, 4, 3, 6.0, ON_NODES, 3 },
     /* NGP: the generic kernel only */
     { 1, { 7 }, { 1 }, 1, 1, 3.0, BOXES_AWAY | ON_NODES, 0 },
     { 3, { 4, 3, 5 }, { 1, 0, 1 }, 1, 3, 3.0, BOXES_AWAY, 0 },
