@@ -1,7 +1,7 @@
 /* The GPU sorted deposit k_deposit_lines (backends/gpu/deposit_gpu.inc) run
  * on the CPU against the reference backend's sorted deposit, bit for bit, so
  * that its summation order is checked where there is no GPU; the same for
- * node TSC's and dense CIC's k_deposit_tiles, the per-point deposit k_deposit_points (the
+ * node TSC's k_deposit_tiles, the per-point deposit k_deposit_points (the
  * cell-centred one), the generic k_deposit_sorted, and the gather
  * k_gather_nodes; the unsorted k_deposit_atomic_nodes (atomics:
  * any order) within a bound of the rounding. The device
@@ -10,7 +10,7 @@
  * of a block, __syncthreads a barrier, __shared__ arrays static, the blocks
  * of a launch in turn. The fractions come from the real k_check_particles.
  * CIC node-centred for the line kernel (its only case), TSC node-centred
- * and CIC for the tile kernel, CIC and TSC, node-
+ * for the tile kernel, CIC and TSC, node-
  * and cell-centred, for the others;
  * ADD = 1 (the deposit) and ADD = 0 (the apply's σ·(0 + F)); grids of 1-3
  * dimensions, periodic or
@@ -42,7 +42,7 @@ EMU_DEVICE_CODE_END
  * quiet NaN before each launch; words at or past the launch's
  * line_shared_bytes or tile_shared_bytes that changed are counted in
  * smem_overruns. */
-static constexpr size_t LINE_SMEM_LINES = 4 * 2 * 128 * (2 + 3), /* CIC tiles: fewer */
+static constexpr size_t LINE_SMEM_LINES = 4 * 2 * 128 * (2 + 3),
                         LINE_SMEM_TILES = 4 * 128 * (9 + 3) + 4 * 128 / 8;
 static constexpr size_t LINE_SMEM =
     (LINE_SMEM_LINES > LINE_SMEM_TILES ? LINE_SMEM_LINES : LINE_SMEM_TILES) + 256;
@@ -96,48 +96,27 @@ static void run_lines(int add, unsigned blocks, int threads, int xchunks, long l
         smem_overruns += memcmp(&line_smem[i], &LINE_JUNK, 8) != 0;
 }
 
-/* k_deposit_tiles (node TSC and CIC), launched as the library does at
- * `ppc` particles per cell (its tile shape: planes, or bricks on 3-D grids
- * from TSC_BRICK_PPC or CIC_BRICK_PPC). */
-template <int SHAPE, int M, int PER>
+/* k_deposit_tiles (node TSC), launched as the library does at `ppc`
+ * particles per cell (its tile shape: planes, or bricks on 3-D grids from
+ * TSC_BRICK_PPC). */
+template <int M, int PER>
 static void run_tiles(int add, double ppc, unsigned max_blocks, const transfer_args &t,
                       const int64_t *off, const double *frac, long long n, const double *v,
                       double sigma, double *y)
 {
-    const tsc_tiles tl = tile_launch(&t.grid, SHAPE, ppc);
+    const tsc_tiles tl = tile_launch(&t.grid, ppc);
     const unsigned blocks = max_blocks && max_blocks < tl.tiles ? max_blocks : (unsigned)tl.tiles;
     for (double &d : line_smem)
         memcpy(&d, &LINE_JUNK, 8);
     launch(blocks, (unsigned)(tl.bx * tl.by * tl.bz), [&] {
         if (add)
-            k_deposit_tiles<double, M, 1, PER, SHAPE>(tl, t, off, frac, n, v, 1.0, y);
+            k_deposit_tiles<double, M, 1, PER>(tl, t, off, frac, n, v, 1.0, y);
         else
-            k_deposit_tiles<double, M, 0, PER, SHAPE>(tl, t, off, frac, n, v, sigma, y);
+            k_deposit_tiles<double, M, 0, PER>(tl, t, off, frac, n, v, sigma, y);
     });
-    const size_t used =
-        (tile_shared_bytes(SHAPE, PER, tl.bx * tl.by * tl.bz, M, sizeof(double)) + 7) / 8;
+    const size_t used = (tile_shared_bytes(PER, tl.bx * tl.by * tl.bz, M, sizeof(double)) + 7) / 8;
     for (size_t i = used; i < LINE_SMEM; i++)
         smem_overruns += memcmp(&line_smem[i], &LINE_JUNK, 8) != 0;
-}
-
-/* run_tiles with the library's PER for the deposit (ADD = 1), 1 for the
- * apply's ADD = 0 (chunks of 32-128 particles: more rows of several
- * chunks). */
-template <int SHAPE>
-static void run_tiles_any(int M, int add, double ppc, unsigned max_blocks, const transfer_args &t,
-                          const int64_t *off, const double *frac, long long n, const double *v,
-                          double sigma, double *y)
-{
-    if (M == 1 && add)
-        run_tiles<SHAPE, 1, TILE_PER(SHAPE, 1)>(add, ppc, max_blocks, t, off, frac, n, v, sigma,
-                                                y);
-    else if (M == 1)
-        run_tiles<SHAPE, 1, 1>(add, ppc, max_blocks, t, off, frac, n, v, sigma, y);
-    else if (add)
-        run_tiles<SHAPE, 3, TILE_PER(SHAPE, 3)>(add, ppc, max_blocks, t, off, frac, n, v, sigma,
-                                                y);
-    else
-        run_tiles<SHAPE, 3, 1>(add, ppc, max_blocks, t, off, frac, n, v, sigma, y);
 }
 
 /* k_deposit_points, a thread per grid point: three blocks of 64 threads, so
@@ -355,18 +334,25 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                 fails++;
             }
         }
-        /* the tile kernel (node TSC's from 3 per cell, CIC's from
-         * CIC_TILE_PPC), planes and bricks */
-        for (int brick = 0; brick < 2 && by_points && s.W != 1 && node; brick++) {
+        /* the tile kernel (node TSC's from 3 per cell), planes and bricks:
+         * the library's PER for the deposit, 1 for the apply's ADD = 0
+         * (chunks of 32-128 particles: more rows of several chunks) */
+        for (int brick = 0; brick < 2 && by_points && s.W == 4 && node; brick++) {
             std::vector<double> yt = start;
             const int divergent1 = divergent;
             const double ppc = brick ? 1e9 : 0.0;
-            if (s.W == 4)
-                run_tiles_any<PARTILE_SHAPE_TSC>(M, add, ppc, s.blocks, t, off.data(), frac.data(),
-                                                 nn, vs.data(), sigma, yt.data());
+            if (M == 1 && add)
+                run_tiles<1, TILE_PER(1)>(add, ppc, s.blocks, t, off.data(), frac.data(), nn,
+                                          vs.data(), sigma, yt.data());
+            else if (M == 1)
+                run_tiles<1, 1>(add, ppc, s.blocks, t, off.data(), frac.data(), nn, vs.data(),
+                                sigma, yt.data());
+            else if (add)
+                run_tiles<3, TILE_PER(3)>(add, ppc, s.blocks, t, off.data(), frac.data(), nn,
+                                          vs.data(), sigma, yt.data());
             else
-                run_tiles_any<PARTILE_SHAPE_CIC>(M, add, ppc, s.blocks, t, off.data(), frac.data(),
-                                                 nn, vs.data(), sigma, yt.data());
+                run_tiles<3, 1>(add, ppc, s.blocks, t, off.data(), frac.data(), nn, vs.data(),
+                                sigma, yt.data());
             if (memcmp(want.data(), yt.data(), want.size() * sizeof(double)) != 0 ||
                 divergent != divergent1) {
                 printf("FAIL %s: k_deposit_tiles (%s) ADD %d differs from the reference (%lld "
@@ -462,12 +448,12 @@ static int run_case(const spec &s, int cent, uint64_t seed)
         run_lines<3, 4, 2>(1, blocks, threads, xchunks, lines, tg, off.data(), frac.data(), nn,
                         vs.data(), 1.0, yl.data());
     std::vector<double> yt = y0;
-    if (by_points && s.W == 4 && node)
-        run_tiles_any<PARTILE_SHAPE_TSC>(M, 1, M == 1 ? 1e9 : 0.0, s.blocks, tg, off.data(),
-                                         frac.data(), nn, vs.data(), 1.0, yt.data());
-    else if (by_points && s.W == 2 && node)
-        run_tiles_any<PARTILE_SHAPE_CIC>(M, 1, M == 1 ? 0.0 : 1e9, s.blocks, tg, off.data(),
-                                         frac.data(), nn, vs.data(), 1.0, yt.data());
+    if (by_points && s.W == 4 && node && M == 1)
+        run_tiles<1, TILE_PER(1)>(1, 1e9, s.blocks, tg, off.data(), frac.data(), nn, vs.data(),
+                                  1.0, yt.data());
+    else if (by_points && s.W == 4 && node)
+        run_tiles<3, 1>(1, 0.0, s.blocks, tg, off.data(), frac.data(), nn, vs.data(), 1.0,
+                        yt.data());
     if (fractions)
         run_points_any(shape, cent, M, 1, total, tg, off.data(), frac.data(),
                        node ? NULL : offs.data(), nn, vs.data(), 1.0, yq.data());
