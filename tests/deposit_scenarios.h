@@ -243,7 +243,8 @@ static void scenario_deposit_all(partile_context_t *ctx, uint64_t seed)
                     }
     /* the node-centred CIC line kernel's dense chunks (two batches, from 10
      * per cell; LINE_DENSE_PPC) and the TSC tile kernel's rows of several
-     * chunks, at 40 per cell, lines longer than one block */
+     * chunks (bricks on 3-D grids), at 40 per cell, lines longer than one
+     * block */
     for (int dim = 2; dim <= 3; dim++)
         for (int periodic = 0; periodic < 2; periodic++)
             for (int m = 1; m <= 3; m += 2)
@@ -253,6 +254,14 @@ static void scenario_deposit_all(partile_context_t *ctx, uint64_t seed)
                     run_deposit_case(ctx, &dense, dim == 2 ? 260 * 5 * 40 : 260 * 5 * 4 * 40,
                                      &rng);
                 }
+    /* the TSC tile kernel's planes on a 3-D grid (from TSC_TILE_PPC to
+     * TSC_BRICK_PPC: 10 per cell) */
+    for (int periodic = 0; periodic < 2; periodic++)
+        for (int m = 1; m <= 3; m += 2) {
+            dep_case planes = { 3, periodic, PARTILE_SHAPE_TSC, PARTILE_CENTERING_NODE, m, 0,
+                                260, 1, 0 };
+            run_deposit_case(ctx, &planes, 260 * 5 * 4 * 10, &rng);
+        }
     /* particles just below the lower bound of a periodic grid, every shape
      * and centering */
     for (int dim = 1; dim <= 3; dim += 2)

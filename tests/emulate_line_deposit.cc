@@ -334,7 +334,7 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                 fails++;
             }
         }
-        /* the tile kernel (node TSC's from 3 per cell), planes and bricks:
+        /* the tile kernel (node TSC's from TSC_TILE_PPC), planes and bricks:
          * the library's PER for the deposit, 1 for the apply's ADD = 0
          * (chunks of 32-128 particles: more rows of several chunks) */
         for (int brick = 0; brick < 2 && by_points && s.W == 4 && node; brick++) {
