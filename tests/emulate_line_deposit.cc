@@ -50,6 +50,21 @@ double line_smem[LINE_SMEM];
 static const uint64_t LINE_JUNK = 0x7ff8dead0000beefull;
 static long long smem_overruns;
 
+/* Before a launch: every word of line_smem the junk NaN. */
+static void smem_poison()
+{
+    for (double &d : line_smem)
+        memcpy(&d, &LINE_JUNK, 8);
+}
+
+/* After a launch of `bytes` of dynamic shared memory: the words past them
+ * that changed. */
+static void smem_count_overruns(size_t bytes)
+{
+    for (size_t i = (bytes + 7) / 8; i < LINE_SMEM; i++)
+        smem_overruns += memcmp(&line_smem[i], &LINE_JUNK, 8) != 0;
+}
+
 /* ---- cases ---- */
 
 enum {
@@ -81,8 +96,7 @@ static void run_lines(int add, unsigned blocks, int threads, int xchunks, long l
                       const transfer_args &t, const int64_t *off, const double *frac,
                       long long n, const double *v, double sigma, double *y)
 {
-    for (double &d : line_smem)
-        memcpy(&d, &LINE_JUNK, 8);
+    smem_poison();
     launch(blocks, (unsigned)threads, [&] {
         if (add)
             k_deposit_lines<double, M, 1, PER, BATCHES>(lines, xchunks, t, off, frac, n, v, 1.0,
@@ -91,9 +105,7 @@ static void run_lines(int add, unsigned blocks, int threads, int xchunks, long l
             k_deposit_lines<double, M, 0, PER, BATCHES>(lines, xchunks, t, off, frac, n, v, sigma,
                                                         y);
     });
-    const size_t used = line_shared_bytes(PER, BATCHES, threads, M, sizeof(double)) / 8;
-    for (size_t i = used; i < LINE_SMEM; i++)
-        smem_overruns += memcmp(&line_smem[i], &LINE_JUNK, 8) != 0;
+    smem_count_overruns(line_shared_bytes(PER, BATCHES, threads, M, sizeof(double)));
 }
 
 /* k_deposit_tiles (node TSC), launched as the library does at `ppc`
@@ -106,17 +118,14 @@ static void run_tiles(int add, double ppc, unsigned max_blocks, const transfer_a
 {
     const tsc_tiles tl = tile_launch(&t.grid, ppc);
     const unsigned blocks = max_blocks && max_blocks < tl.tiles ? max_blocks : (unsigned)tl.tiles;
-    for (double &d : line_smem)
-        memcpy(&d, &LINE_JUNK, 8);
+    smem_poison();
     launch(blocks, (unsigned)(tl.bx * tl.by * tl.bz), [&] {
         if (add)
             k_deposit_tiles<double, M, 1, PER>(tl, t, off, frac, n, v, 1.0, y);
         else
             k_deposit_tiles<double, M, 0, PER>(tl, t, off, frac, n, v, sigma, y);
     });
-    const size_t used = (tile_shared_bytes(PER, tl.bx * tl.by * tl.bz, M, sizeof(double)) + 7) / 8;
-    for (size_t i = used; i < LINE_SMEM; i++)
-        smem_overruns += memcmp(&line_smem[i], &LINE_JUNK, 8) != 0;
+    smem_count_overruns(tile_shared_bytes(PER, tl.bx * tl.by * tl.bz, M, sizeof(double)));
 }
 
 /* k_deposit_points, a thread per grid point: three blocks of 64 threads, so
