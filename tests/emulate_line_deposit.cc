@@ -333,6 +333,19 @@ static int run_case(const spec &s, int cent, uint64_t seed)
             else
                 run_lines<3, 4, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(),
                                    nn, vs.data(), sigma, y4.data());
+            /* one batch of 8 (the library's for dense FP64 rows of one
+             * component; the values by asynchronous copies) */
+            std::vector<double> y8 = start;
+            if (M == 1)
+                run_lines<1, 8, 1>(add, blocks, threads, xchunks, lines, t, off.data(), frac.data(),
+                                   nn, vs.data(), sigma, y8.data());
+            if (M == 1 && memcmp(want.data(), y8.data(), want.size() * sizeof(double)) != 0) {
+                printf("FAIL %s blocks %u: k_deposit_lines PER 8 x 1 ADD %d differs from the "
+                       "reference (%lld values)\n",
+                       what, blocks, add,
+                       (long long)emu_differ(want.data(), y8.data(), total * M, &first));
+                fails++;
+            }
             if (memcmp(want.data(), y4.data(), want.size() * sizeof(double)) != 0 ||
                 divergent != divergent1) {
                 printf("FAIL %s blocks %u: k_deposit_lines PER 4 x 1 ADD %d differs from the "

@@ -85,11 +85,11 @@ typedef struct partile_transfer {
  * 0 < d_p ≤ spacing on every axis (PARTILE_ERROR_INVALID_ARGUMENT).
  *
  * Which path is faster. Measured on an H200 (64³ periodic grid, node-
- * centred, FP64, CUDA backend, 2026-12-01, bench/RESULTS.md), ms for 1 / 3
- * components, sorted against unsorted: at 10 particles per cell CIC 0.19 /
- * 0.25 against 0.23 / 0.35, TSC 1.33 / 1.49 against 0.50 / 0.85; at 100
- * per cell CIC 1.73 / 2.49 against 1.90 / 3.02, TSC 14.5 / 19.5 against
- * 4.6 / 8.1. Sorting and permuting the positions took 1–9 ms there, so a
+ * centred, FP64, CUDA backend, 2026-12-02, bench/RESULTS.md), ms for 1 / 3
+ * components, sorted against unsorted: at 10 particles per cell CIC 0.18 /
+ * 0.23 against 0.23 / 0.34, TSC 1.30 / 1.51 against 0.50 / 0.87; at 100
+ * per cell CIC 1.57 / 2.44 against 1.91 / 3.08, TSC 14.7 / 19.5 against
+ * 4.5 / 8.1. Sorting and permuting the positions took 1–9 ms there, so a
  * sort pays when several deposits and gathers reuse it, or when the bits
  * must not depend on the run. */
 int partile_deposit(partile_context_t *ctx, const partile_transfer_t *t, size_t n,
