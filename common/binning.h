@@ -61,6 +61,38 @@ static inline PARTILE_HD int partile_cell_of(const partile_grid_t *g, const doub
     return PARTILE_BIN_OK;
 }
 
+/* Whether partile_axis_cell surely answers OK, decided without its
+ * division: s' = (x − lower)·inv, inv = 1/spacing rounded, is within 4
+ * units of the last place (relative) of s = (x − lower)/spacing rounded,
+ * so s' in [2^-20, cells·(1 − 2^-20)] (non-periodic) or |s'| ≤ 2^50
+ * (periodic) puts s, and so floor(s), inside too. 0 near an edge, for NaN
+ * or ±inf, or where inv is not finite: ask partile_axis_cell. */
+static inline PARTILE_HD int partile_axis_surely_inside(double x, double lower, double inv,
+                                                        int64_t cells, int periodic)
+{
+    const double s = (x - lower) * inv;
+    return periodic ? s >= -0x1p50 && s <= 0x1p50
+                    : s >= 0x1p-20 && s <= (double)cells * (1.0 - 0x1p-20);
+}
+
+/* partile_cell_of's status alone, inv[a] = 1 / spacing[a]: OK where every
+ * axis is surely inside, else partile_cell_of's answer. For checks that need
+ * no cell (the GPU check pass without a cell list): a division costs about
+ * ten FP64 instructions. */
+static inline PARTILE_HD int partile_position_status(const partile_grid_t *g, const double *x,
+                                                     const double inv[3])
+{
+    int sure = 1;
+    for (int a = 0; a < 3; a++)
+        if (a < g->dim)
+            sure &= partile_axis_surely_inside(x[a], g->lower[a], inv[a], g->cells[a],
+                                               g->periodic[a]);
+    if (sure)
+        return PARTILE_BIN_OK;
+    int64_t cell;
+    return partile_cell_of(g, x, &cell);
+}
+
 /* Component a of particle p, widened exactly to double. */
 static inline PARTILE_HD double partile_vector_at(const partile_vectors_t *v, int a, int64_t p)
 {

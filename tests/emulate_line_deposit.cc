@@ -255,10 +255,10 @@ static int run_case(const spec &s, int cent, uint64_t seed)
     ull flags[3] = { NO_BAD, NO_BAD, NO_BAD };
     launch(1, 32, [&] {
         if (node)
-            k_check_particles<0>((long long)n, t, &flags[0], &flags[1], off.data(), &flags[2],
+            k_check_particles<0, 1>((long long)n, t, &flags[0], &flags[1], off.data(), &flags[2],
                                  fractions ? frac.data() : NULL, NULL);
         else
-            k_check_particles<1>((long long)n, t, &flags[0], &flags[1], off.data(), &flags[2],
+            k_check_particles<1, 1>((long long)n, t, &flags[0], &flags[1], off.data(), &flags[2],
                                  fractions ? frac.data() : NULL, offs.data());
     });
     if (flags[0] != NO_BAD || flags[1] != NO_BAD || flags[2] != NO_BAD) {

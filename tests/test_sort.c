@@ -1,5 +1,6 @@
 /* Binning, sorting, re-sorting and permuting on the reference backend, and
  * the sort-interval advisor and argument checks. */
+#include "common/binning.h"
 #include "tests/sort_scenarios.h"
 
 static partile_context_t *ref(void)
@@ -131,6 +132,72 @@ static void test_sort_interval(void **state)
     partile_context_destroy(ctx);
 }
 
+/* partile_position_status (the GPU check pass's test without a cell) gives
+ * partile_cell_of's status for every position: edges and cell boundaries
+ * give or take a few units of the last place, far and tiny values,
+ * non-finite ones, random grids. */
+static void test_position_status(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    long inside = 0, checked = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        partile_grid_t g;
+        memset(&g, 0, sizeof g);
+        g.dim = 1 + (int)(su_next(&rng) % 3);
+        for (int a = 0; a < 3; a++) {
+            g.cells[a] = 1 + (int64_t)(su_next(&rng) % (trial % 5 == 0 ? 100000 : 40));
+            g.periodic[a] = (int)(su_next(&rng) % 2);
+            g.lower[a] = (su_uniform(&rng) - 0.5) * (trial % 3 == 0 ? 1e6 : 10.0);
+            g.spacing[a] = (trial % 7 == 0 ? 1e-9 : 0.01) + su_uniform(&rng) * 3.0;
+        }
+        double inv[3];
+        for (int a = 0; a < 3; a++)
+            inv[a] = 1.0 / g.spacing[a];
+        for (int k = 0; k < 64; k++) {
+            double x[3];
+            for (int a = 0; a < 3; a++) {
+                const double c = (double)g.cells[a];
+                /* a cell boundary, an edge, or anywhere, nudged by ulps */
+                double s;
+                switch (su_next(&rng) % 8) {
+                case 0: s = 0.0; break;
+                case 1: s = c; break;
+                case 2: s = (double)(su_next(&rng) % (uint64_t)(g.cells[a] + 1)); break;
+                case 3: s = su_uniform(&rng) * 0x1p-18; break;
+                case 4: s = c * (1.0 - su_uniform(&rng) * 0x1p-18); break;
+                case 5: s = (su_uniform(&rng) - 0.5) * 0x1p55; break; /* past 2^52 too */
+                case 6: s = (su_uniform(&rng) - 0.5) * 4.0 * c; break;
+                default: s = su_uniform(&rng) * c; break;
+                }
+                x[a] = g.lower[a] + s * g.spacing[a];
+                const int ulps = (int)(su_next(&rng) % 9) - 4;
+                for (int u = 0; u < (ulps < 0 ? -ulps : ulps); u++)
+                    x[a] = nextafter(x[a], ulps < 0 ? -INFINITY : INFINITY);
+                const int odd = (int)(su_next(&rng) % 64);
+                if (odd == 0)
+                    x[a] = NAN;
+                else if (odd == 1)
+                    x[a] = INFINITY;
+                else if (odd == 2)
+                    x[a] = -INFINITY;
+                else if (odd == 3)
+                    x[a] = 1e308;
+            }
+            int64_t cell = 0;
+            const int want = partile_cell_of(&g, x, &cell), got = partile_position_status(&g, x, inv);
+            if (want != got)
+                fail_msg("position status %d, cell_of %d: dim %d x (%.17g %.17g %.17g)", got, want,
+                         g.dim, x[0], x[1], x[2]);
+            inside += want == 0;
+            checked++;
+        }
+    }
+    assert_true(checked == 4000 * 64);
+    /* both outcomes, often */
+    assert_true(inside > checked / 10 && inside < checked - checked / 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,7 +205,7 @@ int main(void)
         cmocka_unit_test(test_crowded),       cmocka_unit_test(test_zero),
         cmocka_unit_test(test_bad),           cmocka_unit_test(test_resort),
         cmocka_unit_test(test_permute),       cmocka_unit_test(test_bad_arguments),
-        cmocka_unit_test(test_sort_interval),
+        cmocka_unit_test(test_sort_interval), cmocka_unit_test(test_position_status),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
