@@ -8,7 +8,9 @@
  * parts of the GPU sources (cut at their host-side markers by
  * tests/device_part.awk) compile here as host C++: a thread per GPU thread
  * of a block, __syncthreads a barrier, __shared__ arrays static, the blocks
- * of a launch in turn. The fractions come from the real k_check_particles.
+ * of a launch in turn. The fractions come from the real k_check_particles;
+ * its instantiation without a cell list flags what the reference's check
+ * flags on the faces of the domain (check_without_list).
  * CIC node-centred for the line kernel (its only case), TSC node-centred
  * for the tile kernel, CIC and TSC, node-
  * and cell-centred, for the others;
@@ -171,6 +173,83 @@ static void run_points_any(int shape, int cent, int M, int add, long long points
 
 /* One grid, centering and particle set; both ADD values. Returns the
  * failures. */
+/* k_check_particles without a cell list (LIST 0: the gathers' and the
+ * unsorted deposit's check, which decides most positions by a product,
+ * partile_position_status) against the reference's check (its gather's
+ * status and particle): the case's positions; particle n/3 on the first
+ * double past axis a's upper face (non-periodic) or 2^53 cells away
+ * (periodic), out of the domain, and particle 2n/3 NaN; particle n/3 on
+ * the last double below that face instead (inside); and on the double
+ * below the lower face (out of the domain unless periodic). */
+static int check_without_list(const partile_grid_t &g, const partile_transfer_t &tr,
+                              const std::vector<double> &xs, size_t n, int node, int a)
+{
+    if (n < 3)
+        return 0;
+    partile_context_t *ref = NULL;
+    must(partile_context_create("reference", 0, &ref), "reference context");
+    int64_t pts[3], total;
+    must(partile_field_shape(&g, tr.centering, pts, &total), "field shape");
+    std::vector<double> field(total * tr.components, 0.0), values(n * tr.components);
+    const size_t p1 = n / 3, p2 = 2 * n / 3;
+    const double lower = g.lower[a], h = g.spacing[a];
+    /* the first double out of a non-periodic axis, by bisection (stepping by
+     * ulps from an upper face near 0 would take ~10^300 steps) */
+    int64_t cell;
+    double in = lower + ((double)g.cells[a] - 0.5) * h, edge = lower + ((double)g.cells[a] + 0.5) * h;
+    for (;;) {
+        const double mid = in + (edge - in) / 2;
+        if (mid == in || mid == edge)
+            break;
+        (partile_axis_cell(mid, lower, h, g.cells[a], 0, &cell) == PARTILE_BIN_OK ? in : edge) = mid;
+    }
+    int fails = 0;
+    for (int variant = 0; variant < 4; variant++) {
+        std::vector<double> xb(xs);
+        if (variant == 1) {
+            xb[a * n + p1] = g.periodic[a] ? lower + 0x1p53 * h : edge;
+            xb[((a + 1) % g.dim) * n + p2] = NAN;
+        } else if (variant == 2) {
+            xb[a * n + p1] = in; /* the last double inside */
+            xb[((a + 1) % g.dim) * n + p2] = NAN;
+        } else if (variant == 3) {
+            xb[a * n + p1] = nextafter(lower, -INFINITY);
+        }
+        partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64,
+                                  { xb.data(), xb.data() + n, xb.data() + 2 * n } };
+        int64_t want_bad = -1, got_bad = -1;
+        const int want = partile_gather(ref, &tr, n, &pos, field.data(), values.data(), &want_bad);
+        const transfer_args t = make_transfer(&tr, &pos);
+        std::vector<double> frac(3 * n);
+        std::vector<unsigned char> offs(n);
+        for (int cell_kernel = 0; cell_kernel < (node ? 1 : 2); cell_kernel++) {
+            ull flags[2] = { NO_BAD, NO_BAD };
+            launch(1, 32, [&] {
+                if (cell_kernel) /* cell-centred: fractions and offsets too */
+                    k_check_particles<1, 0>((long long)n, t, &flags[0], &flags[1], NULL, NULL,
+                                            frac.data(), offs.data());
+                else
+                    k_check_particles<0, 0>((long long)n, t, &flags[0], &flags[1], NULL, NULL,
+                                            NULL, NULL);
+            });
+            /* the word as check_status decodes it: particle << 2 | binning code */
+            const int code = (int)(flags[0] & 3);
+            const int got = flags[0] == NO_BAD ? 0
+                            : code == PARTILE_BIN_NOT_FINITE ? PARTILE_ERROR_NOT_FINITE
+                                                             : PARTILE_ERROR_OUT_OF_DOMAIN;
+            got_bad = flags[0] == NO_BAD ? -1 : (int64_t)(flags[0] >> 2);
+            if (got != want || (want && got_bad != want_bad) || flags[1] != NO_BAD) {
+                printf("FAIL check without a cell list (CELL %d), axis %d, variant %d: status %d "
+                       "particle %lld, the reference %d particle %lld\n",
+                       cell_kernel, a, variant, got, (long long)got_bad, want, (long long)want_bad);
+                fails++;
+            }
+        }
+    }
+    must(partile_context_destroy(ref), "context destroy");
+    return fails;
+}
+
 static int run_case(const spec &s, int cent, uint64_t seed)
 {
     rng_state = seed;
@@ -265,6 +344,7 @@ static int run_case(const spec &s, int cent, uint64_t seed)
         printf("k_check_particles flagged %llx %llx %llx\n", flags[0], flags[1], flags[2]);
         exit(2);
     }
+    int fails = check_without_list(g, tr, xs, n, node, (int)(seed % (uint64_t)s.dim));
 
     int by_points = 1; /* deposit_by_fractions: no cell of a point's window repeats */
     for (int a = 0; a < s.dim; a++)
@@ -273,7 +353,6 @@ static int run_case(const spec &s, int cent, uint64_t seed)
     long long lines;
     line_launch(&g, &threads, &xchunks, &lines);
     const unsigned blocks = s.blocks && s.blocks < lines ? s.blocks : (unsigned)lines;
-    int fails = 0;
     for (int add = 1; add >= 0; add--) {
         const double sigma = 0.5 + uniform();
         /* each kernel's starting field: ADD = 0 overwrites */
