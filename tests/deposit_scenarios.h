@@ -5,7 +5,7 @@
 #ifndef PARTILE_TESTS_DEPOSIT_SCENARIOS_H
 #define PARTILE_TESTS_DEPOSIT_SCENARIOS_H
 
-#include "common/binning.h"
+#include "tests/domain_faces.h"
 #include "tests/sort_scenarios.h"
 
 /* 1-D weight of point i for a particle at s (point units), independent of
@@ -358,13 +358,8 @@ static void scenario_deposit_errors(partile_context_t *ctx, uint64_t seed)
     /* the upper face, to the last place: the first x past it is out of the
      * domain, the one below it inside (GPU checks without a cell list decide
      * most positions without the division; not these) */
-    int64_t cell;
-    double edge = g.lower[0] + (double)g.cells[0] * g.spacing[0];
-    while (partile_cell_of(&g, (const double[3]){ edge, x[n], 0.0 }, &cell) == PARTILE_BIN_OK)
-        edge = nextafter(edge, INFINITY);
-    while (partile_cell_of(&g, (const double[3]){ nextafter(edge, -INFINITY), x[n], 0.0 }, &cell) !=
-           PARTILE_BIN_OK)
-        edge = nextafter(edge, -INFINITY);
+    double last_in, edge;
+    domain_upper_face(g.lower[0], g.spacing[0], g.cells[0], &last_in, &edge);
     x[500] = edge;
     partile_memcpy(ctx, (void *)pos.axis[0], x, n * 8, PARTILE_COPY_HOST_TO_DEVICE);
     assert_int_equal(partile_gather(ctx, &t, n, &pos, df, dgv, &bad), PARTILE_ERROR_OUT_OF_DOMAIN);
@@ -372,7 +367,7 @@ static void scenario_deposit_errors(partile_context_t *ctx, uint64_t seed)
     assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, NULL, df, &bad), PARTILE_ERROR_OUT_OF_DOMAIN);
     assert_int_equal(bad, 500);
     double *dgv_ok = stage(ctx, NULL, n * 8); /* dgv stays untouched (checked below) */
-    x[500] = nextafter(edge, -INFINITY);
+    x[500] = last_in;
     partile_memcpy(ctx, (void *)pos.axis[0], x, n * 8, PARTILE_COPY_HOST_TO_DEVICE);
     assert_int_equal(partile_gather(ctx, &t, n, &pos, df, dgv_ok, &bad), 0);
     /* and the lower face: lower itself inside, the double below it out */

@@ -26,6 +26,7 @@
 #include <ctime>
 #include <vector>
 
+#include "domain_faces.h"
 #include "emulate_gpu.h"
 
 EMU_DEVICE_CODE_BEGIN
@@ -193,16 +194,8 @@ static int check_without_list(const partile_grid_t &g, const partile_transfer_t 
     std::vector<double> field(total * tr.components, 0.0), values(n * tr.components);
     const size_t p1 = n / 3, p2 = 2 * n / 3;
     const double lower = g.lower[a], h = g.spacing[a];
-    /* the first double out of a non-periodic axis, by bisection (stepping by
-     * ulps from an upper face near 0 would take ~10^300 steps) */
-    int64_t cell;
-    double in = lower + ((double)g.cells[a] - 0.5) * h, edge = lower + ((double)g.cells[a] + 0.5) * h;
-    for (;;) {
-        const double mid = in + (edge - in) / 2;
-        if (mid == in || mid == edge)
-            break;
-        (partile_axis_cell(mid, lower, h, g.cells[a], 0, &cell) == PARTILE_BIN_OK ? in : edge) = mid;
-    }
+    double in, edge; /* the last double inside a non-periodic axis, the first out */
+    domain_upper_face(lower, h, g.cells[a], &in, &edge);
     int fails = 0;
     for (int variant = 0; variant < 4; variant++) {
         std::vector<double> xb(xs);
