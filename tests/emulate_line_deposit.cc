@@ -172,8 +172,6 @@ static void run_points_any(int shape, int cent, int M, int add, long long points
                                                               n, v, sigma, y);
 }
 
-/* One grid, centering and particle set; both ADD values. Returns the
- * failures. */
 /* k_check_particles without a cell list (LIST 0: the gathers' and the
  * unsorted deposit's check, which decides most positions by a product,
  * partile_position_status) against the reference's check (its gather's
@@ -243,6 +241,8 @@ static int check_without_list(const partile_grid_t &g, const partile_transfer_t 
     return fails;
 }
 
+/* One grid, centering and particle set; both ADD values. Returns the
+ * failures. */
 static int run_case(const spec &s, int cent, uint64_t seed)
 {
     rng_state = seed;
