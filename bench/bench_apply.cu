@@ -343,7 +343,7 @@ int main(int argc, char **argv)
     cusparseHandle_t sp;
     CS(cusparseCreate(&sp));
     CS(cusparseSetStream(sp, stream));
-    partile_gpu_workspace ws = { NULL, 0 };
+    partile_gpu_workspace ws = { NULL, 0, NULL };
     printf("device %s, copy bandwidth %.0f GB/s; host %d threads, copy bandwidth %.0f GB/s\n",
            partile_context_device(ctx), bw * 1e-9, bench_threads(), hbw * 1e-9);
     printf("grid %d^3 periodic; assembly on %s%s\n", side, gpu_assembles ? "cuda" : "reference",

@@ -29,7 +29,7 @@ static void paths(void **state)
     partile_context_t *ref = NULL;
     assert_int_equal(partile_context_create("reference", 0, &ref), 0);
     uint64_t rng = fresh_seed();
-    partile_gpu_workspace ws = { NULL, 0 };
+    partile_gpu_workspace ws = { NULL, 0, NULL };
     for (int dim = 1; dim <= 3; dim++)
         for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
             for (int kind = 0; kind < 2; kind++)

@@ -104,6 +104,8 @@ static int cuda_close(void *state)
     cudaSetDevice(s->device);
     if (s->ws.ptr)
         cudaFree(s->ws.ptr);
+    if (s->ws.host)
+        cudaFreeHost(s->ws.host);
     cudaError_t err = cudaStreamDestroy(s->stream);
     free(s);
     if (err != cudaSuccess)

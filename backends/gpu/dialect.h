@@ -27,6 +27,8 @@
 #define gpuErrorMemoryAllocation hipErrorOutOfMemory
 #define gpuMalloc hipMalloc
 #define gpuFree hipFree
+#define gpuHostMalloc(p, bytes) hipHostMalloc((p), (bytes), hipHostMallocDefault)
+#define gpuFreeHost hipHostFree
 #define gpuMemsetAsync hipMemsetAsync
 #define gpuMemcpyAsync hipMemcpyAsync
 #define gpuMemcpyDeviceToHost hipMemcpyDeviceToHost
@@ -59,6 +61,8 @@
 #define gpuErrorMemoryAllocation cudaErrorMemoryAllocation
 #define gpuMalloc cudaMalloc
 #define gpuFree cudaFree
+#define gpuHostMalloc(p, bytes) cudaMallocHost((p), (bytes))
+#define gpuFreeHost cudaFreeHost
 #define gpuMemsetAsync cudaMemsetAsync
 #define gpuMemcpyAsync cudaMemcpyAsync
 #define gpuMemcpyDeviceToHost cudaMemcpyDeviceToHost

@@ -21,6 +21,7 @@ extern "C" {
 typedef struct partile_gpu_workspace {
     void *ptr;
     size_t bytes;
+    void *host; /* pinned host memory for the words a call reads back (read_words) */
 } partile_gpu_workspace;
 
 int PARTILE_GPU_ENTRY(bin)(void *stream, int sms, partile_gpu_workspace *ws,

@@ -137,6 +137,8 @@ static int hip_close(void *state)
     (void)hipSetDevice(s->device);
     if (s->ws.ptr)
         (void)hipFree(s->ws.ptr);
+    if (s->ws.host)
+        (void)hipHostFree(s->ws.host);
     hipError_t err = hipStreamDestroy(s->stream);
     free(s);
     if (err != hipSuccess)
