@@ -223,12 +223,9 @@ static int check_without_list(const partile_grid_t &g, const partile_transfer_t 
                     k_check_particles<0, 0>((long long)n, t, &flags[0], &flags[1], NULL, NULL,
                                             NULL, NULL);
             });
-            /* the word as check_status decodes it: particle << 2 | binning code */
-            const int code = (int)(flags[0] & 3);
-            const int got = flags[0] == NO_BAD ? 0
-                            : code == PARTILE_BIN_NOT_FINITE ? PARTILE_ERROR_NOT_FINITE
-                                                             : PARTILE_ERROR_OUT_OF_DOMAIN;
-            got_bad = flags[0] == NO_BAD ? -1 : (int64_t)(flags[0] >> 2);
+            /* the word as check_status decodes it */
+            got_bad = -1;
+            const int got = bad_word_status(flags[0], &got_bad);
             if (got != want || (want && got_bad != want_bad) || flags[1] != NO_BAD) {
                 printf("FAIL check without a cell list (CELL %d), axis %d, variant %d: status %d "
                        "particle %lld, the reference %d particle %lld\n",

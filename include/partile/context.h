@@ -21,7 +21,11 @@ typedef struct partile_context partile_context_t;
  * device: device index within the backend (ignored by "reference").
  * On failure *ctx is set to NULL and a negative status is returned:
  * PARTILE_ERROR_UNKNOWN_BACKEND, PARTILE_ERROR_NOT_COMPILED,
- * PARTILE_ERROR_NO_DEVICE, PARTILE_ERROR_BAD_DEVICE_INDEX, ... */
+ * PARTILE_ERROR_NO_DEVICE, PARTILE_ERROR_BAD_DEVICE_INDEX, ...
+ * A GPU context owns a stream, a device workspace that grows to the largest
+ * need of the calls made on it, and 256 bytes of pinned host memory (taken
+ * by the first call) into which each call reads back its input checks;
+ * partile_context_destroy frees them. */
 int partile_context_create(const char *backend_name, int device,
                            partile_context_t **ctx);
 
