@@ -384,8 +384,17 @@ static int cuda_mass_assemble(void *state, const partile_mass_params_t *p, size_
                               int64_t *bad)
 {
     CUDA_SORT_STATE(state);
-    /* the m16n8k16 FP64 tile is sm_90's; m8n8k4 runs from sm_80; tf32 m16n8k8 */
-    const int engine = p->precision == PARTILE_MASS_TF32 ? 2 : s->cc >= 90 ? 1 : 0;
+    /* the m16n8k16 FP64 tile is sm_90's; m8n8k4 runs from sm_80; tf32 m16n8k8.
+     * The 3-D CIC scalar assembly (8 × 8 local matrices, half an m16n8k16
+     * tile) takes m8n8k4 on sm_90 too: with 4 blocks per SM
+     * (MASS_TILE_MIN_BLOCKS) 6 % faster at 64³ × 128 on the H200; m8n8k4
+     * alone was 5 % slower, and TSC scalar 3-5 % slower with it
+     * (bench/RESULTS.md, 2026-12-02). Both engines give the same bits. */
+    const int cic_scalar_3d = p->kind == PARTILE_MASS_SCALAR && p->shape == PARTILE_SHAPE_CIC &&
+                              p->grid && p->grid->dim == 3;
+    const int engine = p->precision == PARTILE_MASS_TF32 ? 2
+                       : s->cc >= 90 && !cic_scalar_3d   ? 1
+                                                         : 0;
     return partile_cuda_mass_assemble(s->stream, s->sms, &s->ws, engine, p, n, pos, cell_offsets,
                                       q, omega, storage, bad);
 }
