@@ -1,0 +1,182 @@
+/* The GPU mass matrix's pass 2 (mass_reduce_one, the body of every
+ * k_mass_reduce_* kernel of backends/gpu/mass_device.inc, cut by
+ * tests/device_part.awk and compiled as host C++) run on the CPU against a
+ * brute-force sum: every (cell, group, forward local pair) of the scratch,
+ * in increasing cell and then group index, added to the stored coupling
+ * that mass_local_target names for it — the order of mass.h, which the
+ * reduction must reproduce bit for bit.
+ *   - 1-3-D, CIC and TSC, scalar and tensor, periodic axes or not;
+ *   - one chunk that finishes the storage (σ·sum, or storage + σ·sum with
+ *     accumulate, over every stored plane), and several chunks of whole
+ *     cell planes summed into a buffer (the planes each chunk's cells
+ *     reach, wrapped where periodic), as backends/gpu/mass_gpu.inc launches
+ *     them;
+ *   - scratch values of random signs and exponents, so that another order
+ *     of the additions, a missed or a doubled entry changes the bits.
+ * Seed: the time, printed; give it as the argument to rerun. */
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <vector>
+
+#include "emulate_gpu.h"
+
+/* Shims for warp code that this test compiles but never runs. */
+#define PARTILE_BALLOT(x) emu_not_run<unsigned long long>()
+#define PARTILE_SYNC_WARP() emu_not_run<int>()
+template <typename T> static T emu_not_run()
+{
+    fprintf(stderr, "emulate-mass-reduce: a warp primitive ran\n");
+    exit(2);
+}
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+
+EMU_DEVICE_CODE_BEGIN
+#include "gpu_common_device.inc"
+#include "transfer_common_device.inc"
+#include "mass_device_device.inc"
+EMU_DEVICE_CODE_END
+double mass_smem[1]; /* the per-cell kernels' dynamic shared memory: not run */
+
+#include "partile/mass.h"
+
+/* A value whose sum with others depends on their order: random sign, and an
+ * exponent from −20 to 20. */
+static double draw_value()
+{
+    return std::ldexp(uniform() - 0.5, (int)(next() % 41) - 20);
+}
+
+/* mass_reduce_one over [0, total) as the kernel of (TSC, COMPS) runs it. */
+static void run_reduce(const mass_args &m, int tsc, long long plane0, long long total,
+                       double *sums)
+{
+    for (long long idx = 0; idx < total; idx++) {
+        if (!tsc && m.comps == 1)
+            mass_reduce_one(&m, m.pair_index, plane0, idx, sums, 0, 1);
+        else if (!tsc)
+            mass_reduce_one(&m, m.pair_index, plane0, idx, sums, 0, 9);
+        else if (m.comps == 1)
+            mass_reduce_one(&m, m.pair_index, plane0, idx, sums, 1, 1);
+        else
+            mass_reduce_one(&m, m.pair_index, plane0, idx, sums, 1, 9);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    rng_state = argc > 1 ? strtoull(argv[1], NULL, 10) : (uint64_t)time(NULL);
+    printf("# seed %llu\n", (unsigned long long)rng_state);
+    long long cases = 0, entries = 0, failures = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        const int dim = 1 + (int)(next() % 3), tsc = (int)(next() % 2), comps = next() % 2 ? 9 : 1;
+        int64_t cells[3];
+        int periodic[3];
+        for (int a = 0; a < 3; a++) {
+            periodic[a] = (int)(next() % 2);
+            /* a periodic axis needs 2n + 1 cells (common/mass.c) */
+            cells[a] = (periodic[a] ? (tsc ? 5 : 3) : 1) + (int64_t)(next() % (dim == 3 ? 3 : 6));
+        }
+        partile_grid_t g;
+        const int64_t ncells = emu_grid(&g, dim, cells, periodic);
+        const partile_shape_t shape = tsc ? PARTILE_SHAPE_TSC : PARTILE_SHAPE_CIC;
+        partile_mass_layout_t L;
+        if (partile_mass_layout(&g, shape, comps == 1 ? PARTILE_MASS_SCALAR : PARTILE_MASS_TENSOR,
+                                &L) != 0) {
+            printf("FAIL: partile_mass_layout refused %s\n", emu_grid_name(g, tsc).s);
+            return 1;
+        }
+        mass_args m;
+        memset(&m, 0, sizeof m);
+        m.t.grid = g;
+        m.t.shape = shape;
+        m.comps = comps;
+        m.slots = L.offsets;
+        m.npts = 1;
+        for (int a = 0; a < dim; a++)
+            m.npts *= tsc ? 3 : 2;
+        m.ngroups = tsc ? 1 << dim : 1;
+        mass_pair_tables(&m, (int)shape, dim);
+
+        /* the whole scratch (every cell), and the sums it should give */
+        const size_t cell_values = (size_t)m.ngroups * m.pairs * comps;
+        std::vector<double> scratch(cell_values * (size_t)ncells);
+        for (double &v : scratch)
+            v = draw_value();
+        std::vector<double> want(L.entries, 0.0);
+        m.cells = ncells; /* mass_local_target reads only the grid and shape */
+        for (long long c = 0; c < ncells; c++)
+            for (int grp = 0; grp < m.ngroups; grp++)
+                for (int fi = 0; fi < m.pairs; fi++) {
+                    long long row;
+                    int slot;
+                    mass_local_target(&m, c, grp, m.pair_a[fi], m.pair_b[fi], &row, &slot);
+                    for (int k = 0; k < comps; k++)
+                        want[((size_t)row * m.slots + slot) * comps + k] +=
+                            scratch[((size_t)c * m.ngroups + grp) * m.pairs * comps +
+                                    (size_t)fi * comps + k];
+                }
+
+        const int top = dim - 1;
+        long long plane_pts = 1; /* stored points in one plane across the last axis */
+        for (int a = 0; a < top; a++)
+            plane_pts *= partile_axis_points(g.cells[a], g.periodic[a], PARTILE_CENTERING_NODE);
+        const long long planes = g.cells[top], plane_cells = ncells / planes;
+        std::vector<double> got(L.entries);
+        int mode = (int)(next() % 3); /* 0: finish, 1: finish with accumulate, 2: chunks */
+        if (planes == 1)
+            mode = (int)(next() % 2);
+        const double sigma = 0.75 + uniform();
+        std::vector<double> storage(L.entries);
+        for (double &v : storage)
+            v = draw_value();
+        if (mode < 2) { /* one chunk: pass 2 writes the storage over every stored plane */
+            got = storage;
+            m.cell0 = 0;
+            m.cells = ncells;
+            m.scratch = scratch.data();
+            m.finish = 1;
+            m.accumulate = mode;
+            m.sigma = sigma;
+            const long long count =
+                partile_axis_points(g.cells[top], g.periodic[top], PARTILE_CENTERING_NODE);
+            run_reduce(m, tsc, 0, count * plane_pts * m.slots, got.data());
+            for (size_t e = 0; e < want.size(); e++)
+                want[e] = mode ? storage[e] + sigma * want[e] : sigma * want[e];
+        } else { /* chunks of whole planes into zeroed sums, as mass_gpu.inc */
+            std::fill(got.begin(), got.end(), 0.0);
+            const long long chunk_planes = 1 + (long long)(next() % (uint64_t)(planes - 1));
+            for (long long z0 = 0; z0 < planes; z0 += chunk_planes) {
+                const long long z1 = z0 + chunk_planes < planes ? z0 + chunk_planes : planes;
+                m.cell0 = z0 * plane_cells;
+                m.cells = (z1 - z0) * plane_cells;
+                m.scratch = scratch.data() + (size_t)m.cell0 * cell_values;
+                long long lo = z0 - tsc, count = (z1 - 1 + (tsc ? 2 : 1)) - lo + 1;
+                if (g.periodic[top]) {
+                    if (count > planes) {
+                        lo = 0;
+                        count = planes;
+                    }
+                    lo = ((lo % planes) + planes) % planes;
+                } else {
+                    lo += 1; /* stored index: one ghost layer */
+                }
+                run_reduce(m, tsc, lo, count * plane_pts * m.slots, got.data());
+            }
+        }
+        int64_t first = -1;
+        const int64_t bad = emu_differ(want.data(), got.data(), (int64_t)want.size(), &first);
+        cases++;
+        entries += (long long)want.size();
+        if (bad && failures++ < 10)
+            printf("FAIL: %s, %s, mode %d: %lld of %zu entries differ, first %lld: %a, want %a\n",
+                   emu_grid_name(g, tsc).s, comps == 1 ? "scalar" : "tensor", mode,
+                   (long long)bad, want.size(), (long long)first, got[(size_t)first],
+                   want[(size_t)first]);
+    }
+    printf("%lld cases, %lld stored entries, %lld failed\n", cases, entries, failures);
+    return failures ? 1 : 0;
+}
