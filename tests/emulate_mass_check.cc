@@ -27,26 +27,7 @@
 #include <ctime>
 #include <vector>
 
-#include "emulate_gpu.h"
-
-/* Shims for warp code that this test compiles but never runs. */
-#define PARTILE_BALLOT(x) emu_not_run<unsigned long long>()
-#define PARTILE_SYNC_WARP() emu_not_run<int>()
-template <typename T> static T emu_not_run()
-{
-    fprintf(stderr, "emulate-mass-check: a warp primitive ran\n");
-    exit(2);
-}
-static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-
-EMU_DEVICE_CODE_BEGIN
-/* each cut file closes its include guard, so the full files named by the
- * next one's #include are skipped */
-#include "gpu_common_device.inc"
-#include "transfer_common_device.inc"
-#include "mass_device_device.inc"
-EMU_DEVICE_CODE_END
-double mass_smem[1]; /* the per-cell kernels' dynamic shared memory: not run */
+#include "emulate_mass_device.h"
 
 #include "common/binning.h"
 #include "common/mass_math.h"
