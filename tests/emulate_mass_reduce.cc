@@ -8,9 +8,8 @@
  *   - 1-3-D, CIC and TSC, scalar and tensor, periodic axes or not;
  *   - one chunk that finishes the storage (σ·sum, or storage + σ·sum with
  *     accumulate, over every stored plane), and several chunks of whole
- *     cell planes summed into a buffer (the planes each chunk's cells
- *     reach, wrapped where periodic), as backends/gpu/mass_gpu.inc launches
- *     them;
+ *     cell planes summed into a buffer, over mass_reduce_range's planes,
+ *     as backends/gpu/mass_gpu.inc launches them;
  *   - scratch values of random signs and exponents, so that another order
  *     of the additions, a missed or a doubled entry changes the bits.
  * Seed: the time, printed; give it as the argument to rerun. */
@@ -103,11 +102,7 @@ int main(int argc, char **argv)
                                     (size_t)fi * comps + k];
                 }
 
-        const int top = dim - 1;
-        long long plane_pts = 1; /* stored points in one plane across the last axis */
-        for (int a = 0; a < top; a++)
-            plane_pts *= partile_axis_points(g.cells[a], g.periodic[a], PARTILE_CENTERING_NODE);
-        const long long planes = g.cells[top], plane_cells = ncells / planes;
+        const long long planes = g.cells[dim - 1], plane_cells = ncells / planes;
         std::vector<double> got(L.entries);
         int mode = (int)(next() % 3); /* 0: finish, 1: finish with accumulate, 2: chunks */
         if (planes == 1)
@@ -124,9 +119,9 @@ int main(int argc, char **argv)
             m.finish = 1;
             m.accumulate = mode;
             m.sigma = sigma;
-            const long long count =
-                partile_axis_points(g.cells[top], g.periodic[top], PARTILE_CENTERING_NODE);
-            run_reduce(m, tsc, 0, count * plane_pts * m.slots, got.data());
+            long long plane0;
+            const long long total = mass_reduce_range(&m, 0, planes, &plane0);
+            run_reduce(m, tsc, plane0, total, got.data());
             for (size_t e = 0; e < want.size(); e++)
                 want[e] = mode ? storage[e] + sigma * want[e] : sigma * want[e];
         } else { /* chunks of whole planes into zeroed sums, as mass_gpu.inc */
@@ -137,17 +132,9 @@ int main(int argc, char **argv)
                 m.cell0 = z0 * plane_cells;
                 m.cells = (z1 - z0) * plane_cells;
                 m.scratch = scratch.data() + (size_t)m.cell0 * cell_values;
-                long long lo = z0 - tsc, count = (z1 - 1 + (tsc ? 2 : 1)) - lo + 1;
-                if (g.periodic[top]) {
-                    if (count > planes) {
-                        lo = 0;
-                        count = planes;
-                    }
-                    lo = ((lo % planes) + planes) % planes;
-                } else {
-                    lo += 1; /* stored index: one ghost layer */
-                }
-                run_reduce(m, tsc, lo, count * plane_pts * m.slots, got.data());
+                long long plane0;
+                const long long total = mass_reduce_range(&m, z0, z1, &plane0);
+                run_reduce(m, tsc, plane0, total, got.data());
             }
         }
         int64_t first = -1;
