@@ -66,8 +66,10 @@ int main(int argc, char **argv)
         const int64_t ncells = emu_grid(&g, dim, cells, periodic);
         mass_args m;
         memset(&m, 0, sizeof m);
-        m.t.grid = g;
-        m.t.shape = tsc ? PARTILE_SHAPE_TSC : PARTILE_SHAPE_CIC;
+        const partile_transfer_t tr = { &g, tsc ? PARTILE_SHAPE_TSC : PARTILE_SHAPE_CIC,
+                                        PARTILE_CENTERING_NODE, 3, NULL };
+        const partile_vectors_t no_positions = { PARTILE_DTYPE_FLOAT64, { NULL, NULL, NULL } };
+        m.t = make_transfer(&tr, &no_positions); /* the grid and 1/spacing, as mass_gpu.inc */
         m.ngroups = tsc ? 1 << dim : 1;
         mass_set_cell_geometry(&m, &g);
         int npts = 1;

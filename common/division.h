@@ -1,0 +1,40 @@
+/* Division by a number whose reciprocal is known, with the bits of IEEE
+ * division: for the GPU kernels that divide every particle's coordinate by
+ * the grid spacing, where nvcc's division refines a reciprocal of the
+ * spacing anew each time (about 20 instructions with its special-case
+ * test). The reference backend divides; this gives the same double.
+ *
+ * Why it is exact (Muller et al., Handbook of Floating-Point Arithmetic,
+ * the correction step of Markstein): with y the correctly rounded 1/b
+ * (relative error below 2^-53) and q a faithful quotient (within one ulp
+ * of a/b), r = a − b·q is exact in one FMA and RN(q + r·y) = RN(a/b).
+ * q0 = RN(a·y) is within 1.5 ulp only, so one correction first makes it
+ * faithful (its error becomes ½ ulp plus (a − b·q0)(y − 1/b), far below
+ * an ulp), and a second gives the rounded quotient. Every step stays
+ * normal and finite for |a| in [2^-900, 2^900] and |b| in [2^-100, 2^100];
+ * anything else (0, subnormals, ±inf, NaN, extreme spacings) divides.
+ * tests/test_division.c checks it against division on the CPU, whose FMA
+ * rounds as the GPUs' does. */
+#ifndef PARTILE_COMMON_DIVISION_H
+#define PARTILE_COMMON_DIVISION_H
+
+#include <math.h>
+
+#include "common/portable.h"
+
+/* a / b, rounded to nearest even as IEEE division rounds it, where y is
+ * 1.0 / b (correctly rounded: a division on the host or device). */
+static inline PARTILE_HD double partile_div_with_reciprocal(double a, double b, double y)
+{
+    const double ma = fabs(a), mb = fabs(b);
+    if (ma >= 0x1p-900 && ma <= 0x1p900 && mb >= 0x1p-100 && mb <= 0x1p100) {
+        double q = a * y;
+        double r = fma(-q, b, a);
+        q = fma(r, y, q); /* faithful */
+        r = fma(-q, b, a); /* exact */
+        return fma(r, y, q);
+    }
+    return a / b;
+}
+
+#endif
