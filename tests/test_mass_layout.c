@@ -183,7 +183,9 @@ static void test_engines_bitwise(void **state)
         for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
             for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++) {
                 const int P = counts[ci] < 1 ? 1 : counts[ci];
-                const int head0 = E->ring - 5; /* the group wraps around the ring */
+                /* the group wraps around the ring between two k-steps, which
+                 * start at multiples of kt as in the kernel (MASS_STEP_SLOT) */
+                const int head0 = E->ring - E->kt;
                 const int differ = run_group(E, shapes[si][0], shapes[si][1], P, head0, 0);
                 if (differ)
                     fail_msg("%s, %d points × %d components, %d particles: %d local entries "

@@ -27,6 +27,15 @@
 #define MASS_HD_INLINE static inline
 #endif
 
+/* The ring slot of particle k of the k-step that starts at slot `head`.
+ * The kernel starts every k-step at a multiple of its length KT, which
+ * divides MASS_RING (mass_tile.inc asserts it), so a step's slots never
+ * wrap and need no mask: the slot is a constant offset from the step's
+ * first, folded into the shared loads' addresses. (With the mask, the
+ * address arithmetic was ~60 % of an m8n8k4 k-step's instructions; Nsight
+ * Compute, bench/RESULTS.md 2026-12-02.) */
+#define MASS_STEP_SLOT(head, k) ((head) + (k))
+
 /* Whether each lane's A rows keep one point a in every row tile: tiles
  * start at multiples of MASS_MT, so when NPTS divides it (CIC: 2, 4, 8
  * points) row0 + r and r have the same point (row mod NPTS). Then the
@@ -42,7 +51,7 @@ MASS_HD_INLINE void MASS_FN(mass_a_weights)(int lane, int head, const double *Ws
     for (int e = 0; e < MASS_ENGINE(MASS_E, A_N); e++) {
         int r, k;
         MASS_ENGINE(MASS_E, a_pos)(lane, e, &r, &k);
-        wa[e] = Wsh[(r % NPTS) * MASS_STRIDE + ((head + k) & (MASS_RING - 1))];
+        wa[e] = Wsh[(r % NPTS) * MASS_STRIDE + MASS_STEP_SLOT(head, k)];
     }
 }
 
@@ -60,7 +69,7 @@ MASS_HD_INLINE void MASS_FN(mass_a_fragment)(int lane, int row0, int head, int v
         int r, k;
         MASS_ENGINE(MASS_E, a_pos)(lane, e, &r, &k);
         r += row0;
-        const int slot = (head + k) & (MASS_RING - 1);
+        const int slot = MASS_STEP_SLOT(head, k);
         if (r < ROWS && k < valid) {
             const double w =
                 MASS_ROWS_SHARE_POINT(NPTS) ? wa[e] : Wsh[(r % NPTS) * MASS_STRIDE + slot];
@@ -81,7 +90,7 @@ MASS_HD_INLINE void MASS_FN(mass_b_fragment)(int lane, int col0, int head, int v
         int k, col;
         MASS_ENGINE(MASS_E, b_pos)(lane, e, &k, &col);
         col += col0;
-        const int slot = (head + k) & (MASS_RING - 1);
+        const int slot = MASS_STEP_SLOT(head, k);
         b[e] = MASS_IN((col < NPTS && k < valid) ? Wsh[col * MASS_STRIDE + slot] : 0.0);
     }
 }
