@@ -37,8 +37,8 @@ static void run_reduce(const mass_args &m, int tsc, long long plane0, long long 
                        double *sums)
 {
     for (long long idx = 0; idx < total; idx++) {
-        if (!tsc && m.comps == 1)
-            mass_reduce_one(&m, m.pair_index, plane0, idx, sums, 0, 1);
+        if (!tsc && m.comps == 1) /* k_mass_reduce_cic1 */
+            mass_reduce_coupling_cic1(&m, m.pair_index, plane0, idx, sums);
         else if (!tsc)
             mass_reduce_one(&m, m.pair_index, plane0, idx, sums, 0, 9);
         else if (m.comps == 1)
