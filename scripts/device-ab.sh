@@ -37,10 +37,11 @@ fi
 export PATH=/usr/local/cuda/bin:$PATH
 # PARTILE_AB_OPTS: other meson options (e.g. to try the script without a GPU)
 opts=${PARTILE_AB_OPTS:-"-Dhip=disabled -Dcuda=enabled -Dcuda-arch=sm_90 --buildtype=release"}
-# Meson 1.0 (Debian 12) gives nvcc no depfile, so ninja does not see the
-# headers and .inc files a .cu includes: in a kept build-ab (a warm machine)
-# an edit to them alone would not rebuild the CUDA objects. Touching the .cu
-# files makes every call compile them.
+# Meson 1.0 (Debian 12) gives nvcc no depfile (mesonbuild/meson#11969, fixed
+# upstream later), so ninja does not see the headers and .inc files a .cu
+# includes: in a kept build-ab (a warm machine) an edit to them alone would
+# not rebuild the CUDA objects. Touching the .cu files makes every call
+# compile them.
 build() { # DIR: configure (again, keeping what an earlier target in this call built) and build TARGET there
   find "$1/backends/cuda" -name '*.cu' -exec touch {} +
   (cd "$1" && { if [ -f build-ab/build.ninja ]; then meson setup --reconfigure build-ab $opts; else
