@@ -204,11 +204,63 @@ static void test_wrong_slot_caught(void **state)
         assert_true(run_group(&engines[ei], 8, 9, 2 * engines[ei].kt + 3, 0, 1) > 0);
 }
 
+/* Every shape's b_from_a names, for each lane and B element, the lane's A
+ * element at the transposed position (row = B's column, column = B's k):
+ * the tile kernel takes those B weights from its A weights. */
+#define B_FROM_A_FN(S)                                                     \
+    static int S##_from(int e) { return S##_b_from_a(e); }
+B_FROM_A_FN(f64_m8n8k4)
+B_FROM_A_FN(f64_m16n8k4)
+B_FROM_A_FN(f64_m16n8k8)
+B_FROM_A_FN(f64_m16n8k16)
+B_FROM_A_FN(tf32_m16n8k8)
+B_FROM_A_FN(f64_16x16x4)
+B_FROM_A_FN(f32_16x16x4)
+B_FROM_A_FN(xf32_16x16x8)
+B_FROM_A_FN(f16_16x16x16)
+B_FROM_A_FN(bf16_16x16x16)
+
+static void test_b_from_a_transposes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int lanes, a_n, b_n;
+        pos_fn a_pos, b_pos;
+        int (*from)(int);
+    } shapes_ab[] = {
+        { "f64 m8n8k4", 32, 1, 1, f64_m8n8k4_a_pos, f64_m8n8k4_b_pos, f64_m8n8k4_from },
+        { "f64 m16n8k4", 32, 2, 1, m16n8_a_pos, m16n8_b_pos, f64_m16n8k4_from },
+        { "f64 m16n8k8", 32, 4, 2, m16n8_a_pos, m16n8_b_pos, f64_m16n8k8_from },
+        { "f64 m16n8k16", 32, 8, 4, m16n8_a_pos, m16n8_b_pos, f64_m16n8k16_from },
+        { "tf32 m16n8k8", 32, 4, 2, m16n8_a_pos, m16n8_b_pos, tf32_m16n8k8_from },
+        { "f64 16x16x4", 64, 1, 1, f64_16x16x4_a_pos, f64_16x16x4_b_pos, f64_16x16x4_from },
+        { "f32 16x16x4", 64, 1, 1, f32_16x16x4_a_pos, f32_16x16x4_b_pos, f32_16x16x4_from },
+        { "xf32 16x16x8", 64, 2, 2, xf32_16x16x8_a_pos, xf32_16x16x8_b_pos, xf32_16x16x8_from },
+        { "f16 16x16x16", 64, 4, 4, f16_16x16x16_a_pos, f16_16x16x16_b_pos, f16_16x16x16_from },
+        { "bf16 16x16x16", 64, 4, 4, bf16_16x16x16_a_pos, bf16_16x16x16_b_pos,
+          bf16_16x16x16_from },
+    };
+    for (size_t si = 0; si < sizeof shapes_ab / sizeof shapes_ab[0]; si++)
+        for (int lane = 0; lane < shapes_ab[si].lanes; lane++)
+            for (int e = 0; e < shapes_ab[si].b_n; e++) {
+                int k, col, r, ka;
+                const int ea = shapes_ab[si].from(e);
+                assert_true(ea >= 0 && ea < shapes_ab[si].a_n);
+                shapes_ab[si].b_pos(lane, e, &k, &col);
+                shapes_ab[si].a_pos(lane, ea, &r, &ka);
+                if (r != col || ka != k)
+                    fail_msg("%s lane %d: B element %d at (%d, %d), A element %d at (%d, %d)",
+                             shapes_ab[si].name, lane, e, k, col, ea, r, ka);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_engines_bitwise),
         cmocka_unit_test(test_wrong_slot_caught),
+        cmocka_unit_test(test_b_from_a_transposes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

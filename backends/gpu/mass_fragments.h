@@ -5,7 +5,8 @@
  * against an emulated tile. A template (no include guard), included once
  * per engine with
  *   MASS_E                      the engine's shape name, whose S##_a_pos,
- *                               _b_pos, _c_pos, _A_N, _B_N, _C_N and _in_t exist
+ *                               _b_pos, _c_pos, _b_from_a, _A_N, _B_N, _C_N
+ *                               and _in_t exist
  *   MASS_MT                     its tile's rows
  *   MASS_RING, MASS_STRIDE      the staging ring: slots (a power of two) and
  *                               the doubles between two staged fields
@@ -95,8 +96,24 @@ MASS_HD_INLINE void MASS_FN(mass_b_fragment)(int lane, int col0, int head, int v
     }
 }
 
+/* The B fragment of the first column tile (col0 = 0) from the k-step's A
+ * weights wa (MASS_ROWS_SHARE_POINT): B element e's (k, column) is the
+ * lane's A element b_from_a(e) transposed, and a column b < NPTS is that
+ * row's point, so the weight is already in a register and the shared load
+ * of mass_b_fragment is saved. */
+MASS_HD_INLINE void MASS_FN(mass_b_fragment_from_a)(int lane, int valid, const double *wa,
+                                                    const int NPTS, MASS_ENGINE(MASS_E, in_t) *b)
+{
+    for (int e = 0; e < MASS_ENGINE(MASS_E, B_N); e++) {
+        int k, col;
+        MASS_ENGINE(MASS_E, b_pos)(lane, e, &k, &col);
+        b[e] = MASS_IN((col < NPTS && k < valid) ? wa[MASS_ENGINE(MASS_E, b_from_a)(e)] : 0.0);
+    }
+}
+
 /* Both fragments of the tile at (row0, col0), as the kernel builds them
- * (it hoists the weights and, with one column tile, B out of its tiles). */
+ * (it hoists the weights and, with one column tile, B out of its tiles,
+ * taking that B from the weights when it can). */
 MASS_HD_INLINE void MASS_FN(mass_fragments)(int lane, int row0, int col0, int head, int valid,
                                             const double *Wsh, const double *Csh, const int NPTS,
                                             const int COMPS, MASS_ENGINE(MASS_E, in_t) *a,
@@ -106,7 +123,10 @@ MASS_HD_INLINE void MASS_FN(mass_fragments)(int lane, int row0, int col0, int he
     if (MASS_ROWS_SHARE_POINT(NPTS))
         MASS_FN(mass_a_weights)(lane, head, Wsh, NPTS, wa);
     MASS_FN(mass_a_fragment)(lane, row0, head, valid, Wsh, Csh, wa, NPTS, COMPS, a);
-    MASS_FN(mass_b_fragment)(lane, col0, head, valid, Wsh, NPTS, b);
+    if (MASS_ROWS_SHARE_POINT(NPTS) && col0 == 0)
+        MASS_FN(mass_b_fragment_from_a)(lane, valid, wa, NPTS, b);
+    else
+        MASS_FN(mass_b_fragment)(lane, col0, head, valid, Wsh, NPTS, b);
 }
 
 /* Accumulator element e of lane in the tile at (row0, col0): its local pair
