@@ -5,7 +5,8 @@
  * in increasing cell and then group index, added to the stored coupling
  * that mass_local_target names for it — the order of mass.h, which the
  * reduction must reproduce bit for bit.
- *   - 1-3-D, CIC and TSC, scalar and tensor, periodic axes or not;
+ *   - 1-3-D, CIC and TSC, scalar and tensor, periodic axes or not; the CIC
+ *     scalar's kernel in int and in 64-bit indices;
  *   - one chunk that finishes the storage (σ·sum, or storage + σ·sum with
  *     accumulate, over every stored plane), and several chunks of whole
  *     cell planes summed into a buffer, over mass_reduce_range's planes,
@@ -32,13 +33,18 @@ static double draw_value()
     return std::ldexp(uniform() - 0.5, (int)(next() % 41) - 20);
 }
 
-/* mass_reduce_one over [0, total) as the kernel of (TSC, COMPS) runs it. */
+/* mass_reduce_one over [0, total) as the kernel of (TSC, COMPS) runs it;
+ * the CIC scalar in 64-bit indices if wide, else (where
+ * mass_reduce_fits_int allows it, as on the GPU) in int. */
 static void run_reduce(const mass_args &m, int tsc, long long plane0, long long total,
-                       double *sums)
+                       double *sums, int wide)
 {
+    const int narrow = !wide && mass_reduce_fits_int(&m, total);
     for (long long idx = 0; idx < total; idx++) {
-        if (!tsc && m.comps == 1) /* k_mass_reduce_cic1 */
-            mass_reduce_coupling_cic1(&m, m.pair_index, plane0, idx, sums);
+        if (!tsc && m.comps == 1 && narrow) /* k_mass_reduce_cic1_i32 */
+            mass_reduce_coupling_cic1_i32(&m, m.pair_index, (int)plane0, (int)idx, sums);
+        else if (!tsc && m.comps == 1) /* k_mass_reduce_cic1_i64 */
+            mass_reduce_coupling_cic1_i64(&m, m.pair_index, plane0, idx, sums);
         else if (!tsc)
             mass_reduce_one(&m, m.pair_index, plane0, idx, sums, 0, 9);
         else if (m.comps == 1)
@@ -105,6 +111,7 @@ int main(int argc, char **argv)
         const long long planes = g.cells[dim - 1], plane_cells = ncells / planes;
         std::vector<double> got(L.entries);
         int mode = (int)(next() % 3); /* 0: finish, 1: finish with accumulate, 2: chunks */
+        const int wide = (int)(next() % 2); /* the CIC scalar's 64-bit kernel (else int) */
         if (planes == 1)
             mode = (int)(next() % 2);
         const double sigma = 0.75 + uniform();
@@ -121,7 +128,7 @@ int main(int argc, char **argv)
             m.sigma = sigma;
             long long plane0;
             const long long total = mass_reduce_range(&m, 0, planes, &plane0);
-            run_reduce(m, tsc, plane0, total, got.data());
+            run_reduce(m, tsc, plane0, total, got.data(), wide);
             for (size_t e = 0; e < want.size(); e++)
                 want[e] = mode ? storage[e] + sigma * want[e] : sigma * want[e];
         } else { /* chunks of whole planes into zeroed sums, as mass_gpu.inc */
@@ -134,7 +141,7 @@ int main(int argc, char **argv)
                 m.scratch = scratch.data() + (size_t)m.cell0 * cell_values;
                 long long plane0;
                 const long long total = mass_reduce_range(&m, z0, z1, &plane0);
-                run_reduce(m, tsc, plane0, total, got.data());
+                run_reduce(m, tsc, plane0, total, got.data(), wide);
             }
         }
         int64_t first = -1;
@@ -142,8 +149,9 @@ int main(int argc, char **argv)
         cases++;
         entries += (long long)want.size();
         if (bad && failures++ < 10)
-            printf("FAIL: %s, %s, mode %d: %lld of %zu entries differ, first %lld: %a, want %a\n",
-                   emu_grid_name(g, tsc).s, comps == 1 ? "scalar" : "tensor", mode,
+            printf("FAIL: %s, %s%s, mode %d: %lld of %zu entries differ, first %lld: %a, want %a\n",
+                   emu_grid_name(g, tsc).s, comps == 1 ? "scalar" : "tensor",
+                   !tsc && comps == 1 ? (wide ? " (64-bit)" : " (int)") : "", mode,
                    (long long)bad, want.size(), (long long)first, got[(size_t)first],
                    want[(size_t)first]);
     }
