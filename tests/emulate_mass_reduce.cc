@@ -1,12 +1,13 @@
-/* The GPU mass matrix's pass 2 (mass_reduce_one, the body of every
- * k_mass_reduce_* kernel of backends/gpu/mass_device.inc, cut by
+/* The GPU mass matrix's pass 2 (mass_reduce_one_* and the CIC scalar's
+ * mass_reduce_coupling_cic1_*, the bodies of the k_mass_reduce_* kernels of
+ * backends/gpu/mass_reduce_index.inc, included by backends/gpu/mass_device.inc, cut by
  * tests/device_part.awk and compiled as host C++) run on the CPU against a
  * brute-force sum: every (cell, group, forward local pair) of the scratch,
  * in increasing cell and then group index, added to the stored coupling
  * that mass_local_target names for it — the order of mass.h, which the
  * reduction must reproduce bit for bit.
- *   - 1-3-D, CIC and TSC, scalar and tensor, periodic axes or not; the CIC
- *     scalar's kernel in int and in 64-bit indices;
+ *   - 1-3-D, CIC and TSC, scalar and tensor, periodic axes or not; each
+ *     kernel in int and in 64-bit indices;
  *   - one chunk that finishes the storage (σ·sum, or storage + σ·sum with
  *     accumulate, over every stored plane), and several chunks of whole
  *     cell planes summed into a buffer, over mass_reduce_range's planes,
@@ -33,24 +34,22 @@ static double draw_value()
     return std::ldexp(uniform() - 0.5, (int)(next() % 41) - 20);
 }
 
-/* mass_reduce_one over [0, total) as the kernel of (TSC, COMPS) runs it;
- * the CIC scalar in 64-bit indices if wide, else (where
- * mass_reduce_fits_int allows it, as on the GPU) in int. */
+/* Pass 2 over [0, total) as the kernel of (TSC, COMPS) runs it: in 64-bit
+ * indices if wide, else (where mass_reduce_fits_int allows it, as on the
+ * GPU) in int. */
 static void run_reduce(const mass_args &m, int tsc, long long plane0, long long total,
                        double *sums, int wide)
 {
     const int narrow = !wide && mass_reduce_fits_int(&m, total);
     for (long long idx = 0; idx < total; idx++) {
-        if (!tsc && m.comps == 1 && narrow) /* k_mass_reduce_cic1_i32 */
+        if (narrow && !tsc && m.comps == 1) /* k_mass_reduce_cic1_i32 */
             mass_reduce_coupling_cic1_i32(&m, m.pair_index, (int)plane0, (int)idx, sums);
+        else if (narrow)
+            mass_reduce_one_i32(&m, m.pair_index, (int)plane0, (int)idx, sums, tsc, m.comps);
         else if (!tsc && m.comps == 1) /* k_mass_reduce_cic1_i64 */
             mass_reduce_coupling_cic1_i64(&m, m.pair_index, plane0, idx, sums);
-        else if (!tsc)
-            mass_reduce_one(&m, m.pair_index, plane0, idx, sums, 0, 9);
-        else if (m.comps == 1)
-            mass_reduce_one(&m, m.pair_index, plane0, idx, sums, 1, 1);
         else
-            mass_reduce_one(&m, m.pair_index, plane0, idx, sums, 1, 9);
+            mass_reduce_one_i64(&m, m.pair_index, plane0, idx, sums, tsc, m.comps);
     }
 }
 
@@ -111,7 +110,7 @@ int main(int argc, char **argv)
         const long long planes = g.cells[dim - 1], plane_cells = ncells / planes;
         std::vector<double> got(L.entries);
         int mode = (int)(next() % 3); /* 0: finish, 1: finish with accumulate, 2: chunks */
-        const int wide = (int)(next() % 2); /* the CIC scalar's 64-bit kernel (else int) */
+        const int wide = (int)(next() % 2); /* the 64-bit kernels (else int) */
         if (planes == 1)
             mode = (int)(next() % 2);
         const double sigma = 0.75 + uniform();
@@ -151,7 +150,7 @@ int main(int argc, char **argv)
         if (bad && failures++ < 10)
             printf("FAIL: %s, %s%s, mode %d: %lld of %zu entries differ, first %lld: %a, want %a\n",
                    emu_grid_name(g, tsc).s, comps == 1 ? "scalar" : "tensor",
-                   !tsc && comps == 1 ? (wide ? " (64-bit)" : " (int)") : "", mode,
+                   wide ? " (64-bit)" : " (int)", mode,
                    (long long)bad, want.size(), (long long)first, got[(size_t)first],
                    want[(size_t)first]);
     }
