@@ -1,11 +1,11 @@
 /* The GPU mass matrix's pass 2 (mass_reduce_one_* and the CIC scalar's
  * mass_reduce_coupling_cic1_*, the bodies of the k_mass_reduce_* kernels of
- * backends/gpu/mass_reduce_index.inc, included by backends/gpu/mass_device.inc, cut by
- * tests/device_part.awk and compiled as host C++) run on the CPU against a
- * brute-force sum: every (cell, group, forward local pair) of the scratch,
- * in increasing cell and then group index, added to the stored coupling
- * that mass_local_target names for it — the order of mass.h, which the
- * reduction must reproduce bit for bit.
+ * backends/gpu/mass_reduce_index.inc, which backends/gpu/mass_device.inc
+ * includes; cut by tests/device_part.awk and compiled as host C++) run on
+ * the CPU against a brute-force sum: every (cell, group, forward local
+ * pair) of the scratch, in increasing cell and then group index, added to
+ * the stored coupling that mass_local_target names for it — the order of
+ * mass.h, which the reduction must reproduce bit for bit.
  *   - 1-3-D, CIC and TSC, scalar and tensor, periodic axes or not; each
  *     kernel in int and in 64-bit indices;
  *   - one chunk that finishes the storage (σ·sum, or storage + σ·sum with
