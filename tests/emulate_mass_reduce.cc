@@ -38,9 +38,9 @@ static double draw_value()
  * indices if wide, else (where mass_reduce_fits_int allows it, as on the
  * GPU) in int. */
 static void run_reduce(const mass_args &m, int tsc, long long plane0, long long total,
-                       double *sums, int wide)
+                       long long grid_cells, long long entries, double *sums, int wide)
 {
-    const int narrow = !wide && mass_reduce_fits_int(&m, total);
+    const int narrow = !wide && mass_reduce_fits_int(&m, total, grid_cells, entries);
     for (long long idx = 0; idx < total; idx++) {
         if (narrow && !tsc && m.comps == 1) /* k_mass_reduce_cic1_i32 */
             mass_reduce_coupling_cic1_i32(&m, m.pair_index, (int)plane0, (int)idx, sums);
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
             m.sigma = sigma;
             long long plane0;
             const long long total = mass_reduce_range(&m, 0, planes, &plane0);
-            run_reduce(m, tsc, plane0, total, got.data(), wide);
+            run_reduce(m, tsc, plane0, total, ncells, (long long)L.entries, got.data(), wide);
             for (size_t e = 0; e < want.size(); e++)
                 want[e] = mode ? storage[e] + sigma * want[e] : sigma * want[e];
         } else { /* chunks of whole planes into zeroed sums, as mass_gpu.inc */
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
                 m.scratch = scratch.data() + (size_t)m.cell0 * cell_values;
                 long long plane0;
                 const long long total = mass_reduce_range(&m, z0, z1, &plane0);
-                run_reduce(m, tsc, plane0, total, got.data(), wide);
+                run_reduce(m, tsc, plane0, total, ncells, (long long)L.entries, got.data(), wide);
             }
         }
         int64_t first = -1;
