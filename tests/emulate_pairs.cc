@@ -1,6 +1,7 @@
 /* The GPU pair kernels (backends/gpu/pairs_gpu.inc) run on the CPU against
  * the reference backend's partile_pairs, bit for bit: k_pairs_naive,
- * k_pairs_aism (all-in-sm, its staged path and the unstaged fallback of a
+ * k_pairs_aism (all-in-sm: its staged path with both walks of a target's
+ * rows, as one sequence and row by row, and the unstaged fallback of a
  * sub-box denser than its staged capacity), k_pairs_pencil<…, false>
  * (x-pencil) and k_pairs_pencil<…, true> (x-pencil-reg), FP64 and FP32,
  * LJ (shifted: FP64 only) and SPH density, launched with the geometry of the
@@ -65,8 +66,12 @@ static long long smem_overrun(size_t used)
 
 /* ---- launches (pairs_launch's, through pairs_geometry.h) ---- */
 
+/* The strategies' names, and one more: all-in-sm with its other walk of
+ * the staged rows (k_pairs_aism<…, FLAT>: the library picks one by the
+ * density, pairs_aism_flat; both run here on every case). */
+static const int AISM_OTHER_WALK = PARTILE_PAIRS_X_PENCIL_REG + 1;
 static const char *const strategy_name[] = { "auto", "naive", "all-in-sm", "x-pencil",
-                                             "x-pencil-reg" };
+                                             "x-pencil-reg", "all-in-sm (other walk)" };
 
 struct launched {
     unsigned blocks;
@@ -117,7 +122,7 @@ template <typename T, bool LJ> static launched run_kernel(pairs_dev P, int strat
         if (L.blocks < 1)
             L.blocks = 1;
         launch(L.blocks, PAIRS_THREADS, [&] { k_pairs_naive<T, LJ>(P); });
-    } else if (strategy == PARTILE_PAIRS_ALL_IN_SM) {
+    } else if (strategy == PARTILE_PAIRS_ALL_IN_SM || strategy == AISM_OTHER_WALK) {
         const pairs_geometry G = pairs_aism_geometry(P.dim, P.cells, ppc, esz, DYNAMIC_MAX);
         pairs_set_geometry(&P, G);
         L.blocks = pairs_blocks(G.blocks);
@@ -127,7 +132,10 @@ template <typename T, bool LJ> static launched run_kernel(pairs_dev P, int strat
             printf("all-in-sm asks %zu bytes of dynamic shared memory\n", G.smem);
             exit(1);
         }
-        launch(L.blocks, PAIRS_THREADS, [&] { k_pairs_aism<T, LJ>(P); });
+        if (pairs_aism_flat(ppc) == (strategy == PARTILE_PAIRS_ALL_IN_SM))
+            launch(L.blocks, PAIRS_THREADS, [&] { k_pairs_aism<T, LJ, true>(P); });
+        else
+            launch(L.blocks, PAIRS_THREADS, [&] { k_pairs_aism<T, LJ, false>(P); });
     } else {
         const int reg = strategy == PARTILE_PAIRS_X_PENCIL_REG;
         const pairs_geometry G = pairs_pencil_geometry(reg, P.cells, ppc, esz, DYNAMIC_MAX);
@@ -286,7 +294,7 @@ static int run_set(partile_context_t *ref, const spec &s, const partile_grid_t &
         }
         pairs_constants<T>(&P, &g, &pp);
 
-        for (int strategy = PARTILE_PAIRS_NAIVE; strategy <= PARTILE_PAIRS_X_PENCIL_REG; strategy++) {
+        for (int strategy = PARTILE_PAIRS_NAIVE; strategy <= AISM_OTHER_WALK; strategy++) {
             memset(got.data(), 0xff, got.size() * sizeof(T)); /* NaN: unwritten shows */
             const int divergent0 = divergent;
             timespec w0, w1;
@@ -295,7 +303,7 @@ static int run_set(partile_context_t *ref, const spec &s, const partile_grid_t &
                                   : run_kernel<T, false>(P, strategy, ncells);
             clock_gettime(CLOCK_MONOTONIC, &w1);
             const double secs = (double)(w1.tv_sec - w0.tv_sec) + 1e-9 * (double)(w1.tv_nsec - w0.tv_nsec);
-            if (strategy == PARTILE_PAIRS_ALL_IN_SM)
+            if (strategy == PARTILE_PAIRS_ALL_IN_SM || strategy == AISM_OTHER_WALK)
                 *unstaged_seen += L.unstaged;
             long long differ = 0, first = -1;
             for (size_t i = 0; i < (size_t)nout * n; i++)
@@ -338,7 +346,7 @@ static int run_set(partile_context_t *ref, const spec &s, const partile_grid_t &
         const ull closed[3] = { NO_BAD, 0, NO_BAD };
         pairs_dev PG = P;
         PG.gate = closed;
-        for (int strategy = PARTILE_PAIRS_NAIVE; strategy <= PARTILE_PAIRS_X_PENCIL_REG; strategy++) {
+        for (int strategy = PARTILE_PAIRS_NAIVE; strategy <= AISM_OTHER_WALK; strategy++) {
             memset(got.data(), 0xab, got.size() * sizeof(T));
             if (lj)
                 run_kernel<T, true>(PG, strategy, ncells);

@@ -79,6 +79,16 @@ static inline pairs_geometry pairs_aism_geometry(int dim, const long long cells[
     return G;
 }
 
+/* Whether all-in-sm walks a target's staged rows as one sequence
+ * (k_pairs_aism<…, true>) rather than row by row: below 3 particles per
+ * cell. Measured on the H200 (bench/RESULTS.md, 2026-12-03), LJ at 10⁶ and
+ * 10⁷ particles: one sequence 6–14 % faster at 1 per cell, 1–6 % at 2, and
+ * 6–21 % slower at 4 and 8 (3 was not measured). */
+static inline int pairs_aism_flat(double ppc)
+{
+    return ppc < 3.0;
+}
+
 /* x-pencil (reg = 0) and x-pencil-reg: pencils of about 0.75 batches of
  * targets (PAIRS_PENCIL_TARGETS, or PAIRS_THREADS in registers); the
  * rows' chunks sized for 1.5 times the mean; x-pencil's targets and sums
