@@ -48,7 +48,9 @@ typedef enum partile_interaction {
  *   NAIVE         one thread per particle over its 3^d neighbour cells;
  *   ALL_IN_SM     a sub-box of cells and its halo in shared memory per
  *                 block (sized for 1.5× the mean particles per cell; a
- *                 denser sub-box reads its sources from global memory);
+ *                 denser sub-box reads its sources from global memory;
+ *                 below 3 per cell a target's neighbour rows are walked
+ *                 as one sequence, which keeps a warp's lanes busier);
  *   X_PENCIL      pencils of cells along x, the neighbour rows staged
  *                 through shared memory, targets in shared memory;
  *   X_PENCIL_REG  the same with each thread's target in registers.
