@@ -36,9 +36,9 @@ static double draw_value()
 
 /* Pass 2 over [0, total) as the kernel of (TSC, COMPS) runs it: in 64-bit
  * indices if wide, else (where mass_reduce_fits_int allows it, as on the
- * GPU) in int. */
-static void run_reduce(const mass_args &m, int tsc, long long plane0, long long total,
-                       long long grid_cells, long long entries, double *sums, int wide)
+ * GPU) in int. Returns whether it ran in int. */
+static int run_reduce(const mass_args &m, int tsc, long long plane0, long long total,
+                      long long grid_cells, long long entries, double *sums, int wide)
 {
     const int narrow = !wide && mass_reduce_fits_int(&m, total, grid_cells, entries);
     for (long long idx = 0; idx < total; idx++) {
@@ -51,13 +51,14 @@ static void run_reduce(const mass_args &m, int tsc, long long plane0, long long 
         else
             mass_reduce_one_i64(&m, m.pair_index, plane0, idx, sums, tsc, m.comps);
     }
+    return narrow;
 }
 
 int main(int argc, char **argv)
 {
     rng_state = argc > 1 ? strtoull(argv[1], NULL, 10) : (uint64_t)time(NULL);
     printf("# seed %llu\n", (unsigned long long)rng_state);
-    long long cases = 0, entries = 0, failures = 0;
+    long long cases = 0, entries = 0, failures = 0, narrow_runs = 0, wide_runs = 0;
     for (int trial = 0; trial < 400; trial++) {
         const int dim = 1 + (int)(next() % 3), tsc = (int)(next() % 2), comps = next() % 2 ? 9 : 1;
         int64_t cells[3];
@@ -111,6 +112,7 @@ int main(int argc, char **argv)
         std::vector<double> got(L.entries);
         int mode = (int)(next() % 3); /* 0: finish, 1: finish with accumulate, 2: chunks */
         const int wide = (int)(next() % 2); /* the 64-bit kernels (else int) */
+        int narrow = 1; /* every chunk ran in int */
         if (planes == 1)
             mode = (int)(next() % 2);
         const double sigma = 0.75 + uniform();
@@ -127,7 +129,8 @@ int main(int argc, char **argv)
             m.sigma = sigma;
             long long plane0;
             const long long total = mass_reduce_range(&m, 0, planes, &plane0);
-            run_reduce(m, tsc, plane0, total, ncells, (long long)L.entries, got.data(), wide);
+            narrow &= run_reduce(m, tsc, plane0, total, ncells, (long long)L.entries,
+                                 got.data(), wide);
             for (size_t e = 0; e < want.size(); e++)
                 want[e] = mode ? storage[e] + sigma * want[e] : sigma * want[e];
         } else { /* chunks of whole planes into zeroed sums, as mass_gpu.inc */
@@ -140,9 +143,16 @@ int main(int argc, char **argv)
                 m.scratch = scratch.data() + (size_t)m.cell0 * cell_values;
                 long long plane0;
                 const long long total = mass_reduce_range(&m, z0, z1, &plane0);
-                run_reduce(m, tsc, plane0, total, ncells, (long long)L.entries, got.data(), wide);
+                narrow &= run_reduce(m, tsc, plane0, total, ncells, (long long)L.entries,
+                                     got.data(), wide);
             }
         }
+        /* these grids are small: int indices fit wherever they are asked for */
+        if (narrow != !wide && failures++ < 10)
+            printf("FAIL: %s, %s: pass 2 %s int indices\n", emu_grid_name(g, tsc).s,
+                   comps == 1 ? "scalar" : "tensor", wide ? "ran in" : "refused");
+        narrow_runs += narrow;
+        wide_runs += !narrow;
         int64_t first = -1;
         const int64_t bad = emu_differ(want.data(), got.data(), (int64_t)want.size(), &first);
         cases++;
@@ -154,6 +164,7 @@ int main(int argc, char **argv)
                    (long long)bad, want.size(), (long long)first, got[(size_t)first],
                    want[(size_t)first]);
     }
-    printf("%lld cases, %lld stored entries, %lld failed\n", cases, entries, failures);
+    printf("%lld cases (%lld in int indices, %lld in 64-bit), %lld stored entries, %lld failed\n",
+           cases, narrow_runs, wide_runs, entries, failures);
     return failures ? 1 : 0;
 }
