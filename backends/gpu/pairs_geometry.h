@@ -82,8 +82,8 @@ static inline pairs_geometry pairs_aism_geometry(int dim, const long long cells[
 /* Whether all-in-sm walks a target's staged rows as one sequence
  * (k_pairs_aism<…, true>) rather than row by row: below 3 particles per
  * cell. Measured on the H200 (bench/RESULTS.md, 2026-12-03), LJ at 10⁶ and
- * 10⁷ particles: one sequence 6–14 % faster at 1 per cell, 1–6 % at 2, and
- * 6–21 % slower at 4 and 8 (3 was not measured). */
+ * 10⁷ particles: one sequence 7–14 % faster at 1 per cell, 0–6 % at 2, and
+ * 5–21 % slower at 4 and 8 (3 was not measured). */
 static inline int pairs_aism_flat(double ppc)
 {
     return ppc < 3.0;
