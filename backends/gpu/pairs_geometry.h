@@ -83,7 +83,9 @@ static inline pairs_geometry pairs_aism_geometry(int dim, const long long cells[
  * (k_pairs_aism<…, true>) rather than row by row: below 3 particles per
  * cell. Measured on the H200 (bench/RESULTS.md, 2026-12-03), LJ at 10⁶ and
  * 10⁷ particles: one sequence 7–14 % faster at 1 per cell, 0–6 % at 2, and
- * 5–21 % slower at 4 and 8 (3 was not measured). */
+ * 5–21 % slower at 4 and 8 (3 was not measured); with its rows entered by a
+ * bit mask (the twenty-second session) 2–7 % faster again at 1–2 per cell
+ * and still 2–4 % slower than the row walk at 4. */
 static inline int pairs_aism_flat(double ppc)
 {
     return ppc < 3.0;
