@@ -408,6 +408,21 @@ static const spec cases[] = {
     { 3, { 7, 4, 4 }, 1, CLUSTER, 0.4, 2500 },
 };
 
+/* pairs_div against division over the device helper's whole range: for
+ * d < 2^11 every n < 2^16; for larger d the n where an estimate from above
+ * would show, each multiple of d and the number before it. */
+static int check_divisor(void)
+{
+    int fails = 0;
+    for (int d = 1; d < 65536; d++) {
+        const pairs_divisor v = pairs_divisor_of(d);
+        for (int n = 0; n < 65536; n += d < 2048 ? 1 : (n % d == 0 ? d - 1 : 1))
+            if (pairs_div(n, v) != n / d && fails++ < 5)
+                printf("FAIL pairs_div(%d, %d) = %d, not %d\n", n, d, pairs_div(n, v), n / d);
+    }
+    return fails;
+}
+
 int main(int argc, char **argv)
 {
     const uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (uint64_t)time(NULL);
@@ -415,7 +430,7 @@ int main(int argc, char **argv)
     printf("seed %llu\n", (unsigned long long)seed);
     partile_context_t *ref = NULL;
     must(partile_context_create("reference", 0, &ref), "reference context");
-    int fails = 0, cluster_unstaged = 0;
+    int fails = check_divisor(), cluster_unstaged = 0;
     const clock_t t0 = clock();
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         if (only >= 0 && (long)c != only)
