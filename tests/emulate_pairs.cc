@@ -166,6 +166,7 @@ struct spec {
     kind k;
     double per_cell; /* RANDOM, CLUSTER: background particles per cell */
     int cluster;     /* CLUSTER: particles in one cell */
+    int inside;      /* RANDOM: no position boxes away on a periodic axis */
 };
 
 /* Positions (FP64, SoA of 3 axes; unused axes 0). */
@@ -207,7 +208,7 @@ static std::vector<double> positions(const spec &s, const partile_grid_t &g, int
             double c;
             if (p < nb) {
                 c = g.lower[a] + uniform() * L * (1.0 - 1e-12);
-                if (g.periodic[a] && p % 7 == 0) /* a few boxes away */
+                if (g.periodic[a] && !s.inside && p % 7 == 0) /* a few boxes away */
                     c += (double)((int64_t)(next() % 7) - 3) * L;
             } else { /* the cluster: cell 1 along each axis */
                 c = g.lower[a] + g.spacing[a] * (1.0 + 0.999 * uniform());
@@ -382,30 +383,34 @@ static int run_case(partile_context_t *ref, const spec &s, uint64_t seed, int *u
  * row, so the 3-D grids are narrow in y and z. */
 static const spec cases[] = {
     /* random, odd grids: sparse, moderate, dense */
-    { 1, { 23, 1, 1 }, 0, RANDOM, 0.4, 0 },
-    { 1, { 23, 1, 1 }, 1, RANDOM, 3.0, 0 },
-    { 1, { 9, 1, 1 }, 1, RANDOM, 25.0, 0 },
-    { 1, { 9, 1, 1 }, 0, RANDOM, 25.0, 0 },
-    { 2, { 7, 5, 1 }, 1, RANDOM, 0.4, 0 },
-    { 2, { 7, 5, 1 }, 0, RANDOM, 3.0, 0 },
-    { 2, { 7, 5, 1 }, 1, RANDOM, 25.0, 0 },
-    { 3, { 7, 3, 3 }, 0, RANDOM, 0.4, 0 },
-    { 3, { 7, 3, 3 }, 1, RANDOM, 3.0, 0 },
-    { 3, { 5, 3, 3 }, 1, RANDOM, 25.0, 0 },
-    { 3, { 3, 3, 2 }, 0, RANDOM, 25.0, 0 },
+    { 1, { 23, 1, 1 }, 0, RANDOM, 0.4, 0, 0 },
+    { 1, { 23, 1, 1 }, 1, RANDOM, 3.0, 0, 0 },
+    { 1, { 9, 1, 1 }, 1, RANDOM, 25.0, 0, 0 },
+    { 1, { 9, 1, 1 }, 0, RANDOM, 25.0, 0, 0 },
+    { 2, { 7, 5, 1 }, 1, RANDOM, 0.4, 0, 0 },
+    { 2, { 7, 5, 1 }, 0, RANDOM, 3.0, 0, 0 },
+    { 2, { 7, 5, 1 }, 1, RANDOM, 25.0, 0, 0 },
+    { 3, { 7, 3, 3 }, 0, RANDOM, 0.4, 0, 0 },
+    { 3, { 7, 3, 3 }, 1, RANDOM, 3.0, 0, 0 },
+    { 3, { 5, 3, 3 }, 1, RANDOM, 25.0, 0, 0 },
+    { 3, { 3, 3, 2 }, 0, RANDOM, 25.0, 0, 0 },
+    /* periodic, with all-in-sm blocks whose halo does not wrap (all positions in the box or not) */
+    { 2, { 9, 10, 1 }, 1, RANDOM, 25.0, 0, 0 },
+    { 2, { 9, 10, 1 }, 1, RANDOM, 25.0, 0, 1 },
+    { 3, { 6, 5, 5 }, 1, RANDOM, 25.0, 0, 1 },
     /* one particle */
-    { 1, { 5, 1, 1 }, 1, ONE, 0, 0 },
-    { 2, { 5, 3, 1 }, 0, ONE, 0, 0 },
-    { 3, { 3, 3, 3 }, 1, ONE, 0, 0 },
+    { 1, { 5, 1, 1 }, 1, ONE, 0, 0, 0 },
+    { 2, { 5, 3, 1 }, 0, ONE, 0, 0, 0 },
+    { 3, { 3, 3, 3 }, 1, ONE, 0, 0, 0 },
     /* neighbours at exactly the cutoff */
-    { 1, { 11, 1, 1 }, 1, LATTICE, 0, 0 },
-    { 2, { 7, 5, 1 }, 0, LATTICE, 0, 0 },
-    { 2, { 7, 5, 1 }, 1, LATTICE, 0, 0 },
-    { 3, { 5, 3, 3 }, 1, LATTICE, 0, 0 },
+    { 1, { 11, 1, 1 }, 1, LATTICE, 0, 0, 0 },
+    { 2, { 7, 5, 1 }, 0, LATTICE, 0, 0, 0 },
+    { 2, { 7, 5, 1 }, 1, LATTICE, 0, 0, 0 },
+    { 3, { 5, 3, 3 }, 1, LATTICE, 0, 0, 0 },
     /* a cell far denser than all-in-sm's staged capacity */
-    { 1, { 60, 1, 1 }, 1, CLUSTER, 25.0, 2000 },
-    { 2, { 7, 5, 1 }, 0, CLUSTER, 25.0, 1500 },
-    { 3, { 7, 4, 4 }, 1, CLUSTER, 0.4, 2500 },
+    { 1, { 60, 1, 1 }, 1, CLUSTER, 25.0, 2000, 0 },
+    { 2, { 7, 5, 1 }, 0, CLUSTER, 25.0, 1500, 0 },
+    { 3, { 7, 4, 4 }, 1, CLUSTER, 0.4, 2500, 0 },
 };
 
 /* pairs_div against division over the device helper's whole range: for
