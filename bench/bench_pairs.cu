@@ -9,7 +9,9 @@
  * interaction against the measured FMA peak: partile_fma_peak for FP64, a
  * plain FP32 FMA kernel here). Interactions = the expected number of
  * ordered pairs within r_c, n (n − 1) (4π/3) r_c³ in a unit box.
- * usage: bench_pairs [--json FILE] [--max-work W] [--max-n N] [--max-ppc P] */
+ * --only S times strategy S alone, for A/B runs (scripts/device-ab.sh): the
+ * other columns, the ratios and the selector's pick are left out (nan).
+ * usage: bench_pairs [--json FILE] [--max-work W] [--max-n N] [--max-ppc P] [--only S] */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +91,7 @@ int main(int argc, char **argv)
 {
     const char *json_path = NULL;
     double max_work = 2e9, max_n = 1e8, max_ppc = 128; /* work = particles × particles per cell */
+    int only = -1; /* --only S: time strategy S alone (an A/B), no ratios, no selector */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json_path = argv[++i];
@@ -98,8 +101,11 @@ int main(int argc, char **argv)
             max_n = atof(argv[++i]);
         else if (!strcmp(argv[i], "--max-ppc") && i + 1 < argc)
             max_ppc = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc && partile_pairs_strategy_from_name(argv[i + 1], &only) == 0)
+            i++;
         else {
-            fprintf(stderr, "usage: bench_pairs [--json FILE] [--max-work W] [--max-n N] [--max-ppc P]\n");
+            fprintf(stderr, "usage: bench_pairs [--json FILE] [--max-work W] [--max-n N] [--max-ppc P] "
+                            "[--only naive|all-in-sm|x-pencil|x-pencil-reg|auto]\n");
             return 2;
         }
     }
@@ -204,17 +210,21 @@ int main(int argc, char **argv)
                 double t[PARTILE_PAIRS_STRATEGIES];
                 for (int s = 0; s < PARTILE_PAIRS_STRATEGIES; s++) {
                     partile_timing_t tm;
+                    t[s] = NAN;
+                    if (only >= 0 && s != only)
+                        continue;
                     a.p.strategy = s;
                     PK(partile_time(ctx, do_pairs, &a, 1, 3, &tm));
                     t[s] = tm.median_s;
                 }
-                int best = PARTILE_PAIRS_NAIVE, pick = -1;
-                for (int s = PARTILE_PAIRS_NAIVE; s < PARTILE_PAIRS_STRATEGIES; s++)
+                int best = only >= 0 ? only : PARTILE_PAIRS_NAIVE, pick = best;
+                for (int s = PARTILE_PAIRS_NAIVE; only < 0 && s < PARTILE_PAIRS_STRATEGIES; s++)
                     if (t[s] < t[best])
                         best = s;
                 double sel_times[PARTILE_PAIRS_STRATEGIES];
-                PK(partile_pairs_select(ctx, &a.grid, &a.p, n, &a.pos, a.offsets, &a.force,
-                                        a.energy, &pick, sel_times));
+                if (only < 0)
+                    PK(partile_pairs_select(ctx, &a.grid, &a.p, n, &a.pos, a.offsets, &a.force,
+                                            a.energy, &pick, sel_times));
                 const double inter = (double)n * (double)(n - 1) * (4.0 / 3.0) * M_PI * rc * rc * rc;
                 const double bytes = (double)n * 7.0 * (double)esz;
                 const double peak = f32 ? peak32 : peak64;
@@ -229,6 +239,8 @@ int main(int argc, char **argv)
                     char name[160];
                     const char *prec = f32 ? "fp32" : "fp64";
                     for (int s = 0; s < PARTILE_PAIRS_STRATEGIES; s++) {
+                        if (isnan(t[s])) /* not timed (--only) */
+                            continue;
                         snprintf(name, sizeof name, "pairs_seconds.%s.ppc%d.n%zu.%s", prec, ppc, n, sname[s]);
                         bench_json_row(&j, name, t[s], "s", bytes / bandwidth / t[s], "memory_roofline");
                         snprintf(name, sizeof name, "interactions_per_second.%s.ppc%d.n%zu.%s", prec, ppc,
@@ -236,10 +248,13 @@ int main(int argc, char **argv)
                         bench_json_row(&j, name, inter / t[s], "1/s", inter * 18.0 / peak / t[s],
                                        "rate_roofline");
                     }
-                    snprintf(name, sizeof name, "selected.%s.ppc%d.n%zu.%s", prec, ppc, n, sname[pick]);
-                    bench_json_row(&j, name, t[pick], "s", t[best] / t[pick], "best");
-                    snprintf(name, sizeof name, "best_over_naive.%s.ppc%d.n%zu.%s", prec, ppc, n, sname[best]);
-                    bench_json_row(&j, name, t[1] / t[best], "x", -1, "");
+                    if (only < 0) {
+                        snprintf(name, sizeof name, "selected.%s.ppc%d.n%zu.%s", prec, ppc, n, sname[pick]);
+                        bench_json_row(&j, name, t[pick], "s", t[best] / t[pick], "best");
+                        snprintf(name, sizeof name, "best_over_naive.%s.ppc%d.n%zu.%s", prec, ppc, n,
+                                 sname[best]);
+                        bench_json_row(&j, name, t[1] / t[best], "x", -1, "");
+                    }
                 }
                 if (jf)
                     fflush(jf);
