@@ -123,7 +123,11 @@ template <typename T, bool LJ> static launched run_kernel(pairs_dev P, int strat
             L.blocks = 1;
         launch(L.blocks, PAIRS_THREADS, [&] { k_pairs_naive<T, LJ>(P); });
     } else if (strategy == PARTILE_PAIRS_ALL_IN_SM || strategy == AISM_OTHER_WALK) {
-        const pairs_geometry G = pairs_aism_geometry(P.dim, P.cells, ppc, esz, DYNAMIC_MAX);
+        /* the H200's budget (228 KiB per SM) with one SM, so that the
+         * small grids here take the grown sub-boxes too */
+        const pairs_geometry G = pairs_aism_geometry(P.dim, P.cells, ppc, esz, DYNAMIC_MAX,
+                                                     pairs_aism_block_budget(228 * 1024),
+                                                     PAIRS_AISM_BLOCKS_PER_SM * 1);
         pairs_set_geometry(&P, G);
         L.blocks = pairs_blocks(G.blocks);
         L.smem = G.smem;
@@ -387,6 +391,9 @@ static const spec cases[] = {
     { 1, { 23, 1, 1 }, 1, RANDOM, 3.0, 0, 0 },
     { 1, { 9, 1, 1 }, 1, RANDOM, 25.0, 0, 0 },
     { 1, { 9, 1, 1 }, 0, RANDOM, 25.0, 0, 0 },
+    /* sub-boxes wider than 32 cells (test_pairs_gpu's grids) */
+    { 1, { 301, 1, 1 }, 1, RANDOM, 0.4, 0, 1 },
+    { 2, { 37, 23, 1 }, 1, RANDOM, 0.4, 0, 1 },
     { 2, { 7, 5, 1 }, 1, RANDOM, 0.4, 0, 0 },
     { 2, { 7, 5, 1 }, 0, RANDOM, 3.0, 0, 0 },
     { 2, { 7, 5, 1 }, 1, RANDOM, 25.0, 0, 0 },

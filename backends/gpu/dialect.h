@@ -50,6 +50,15 @@
         __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "wavefront");                  \
         __builtin_amdgcn_wave_barrier();                                        \
     } while (0)
+/* Shared memory (LDS) of one multiprocessor, bytes; 0 if the query fails. */
+static inline int partile_shared_per_sm(void)
+{
+    int dev = 0, v = 0;
+    if (hipGetDevice(&dev) != hipSuccess ||
+        hipDeviceGetAttribute(&v, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, dev) != hipSuccess)
+        return 0;
+    return v;
+}
 /* CDNA: 64 KiB of LDS per workgroup, always available. */
 #define PARTILE_MAX_DYNAMIC_SHARED (64 * 1024)
 #define PARTILE_SET_DYNAMIC_SHARED(kernel, bytes) hipSuccess
@@ -79,6 +88,15 @@
 #define PARTILE_GRID_CONSTANT __grid_constant__
 #define PARTILE_BALLOT(pred) ((unsigned long long)__ballot_sync(0xffffffffu, (pred)))
 #define PARTILE_SYNC_WARP() __syncwarp()
+/* Shared memory of one multiprocessor, bytes; 0 if the query fails. */
+static inline int partile_shared_per_sm(void)
+{
+    int dev = 0, v = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess)
+        return 0;
+    return v;
+}
 /* sm_80 and sm_90 give a block up to 163 / 227 KiB once asked for. */
 #define PARTILE_MAX_DYNAMIC_SHARED (160 * 1024)
 #define PARTILE_SET_DYNAMIC_SHARED(kernel, bytes)                               \

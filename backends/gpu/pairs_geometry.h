@@ -45,36 +45,102 @@ static inline void pairs_geometry_plain(pairs_geometry *G)
     G->blocks = 0;
 }
 
-/* all-in-sm: about 512 targets per sub-box of side³ cells (fewer if the
- * inner or halo box would not fit the kernel's static arrays); staged room
- * for 1.5 times the mean, at most the dynamic budget `dynamic_max` bytes.
- * ppc: mean particles per cell, esz: bytes of a coordinate. */
+/* Blocks of all-in-sm (PAIRS_BOUNDS) that one multiprocessor should hold. */
+#define PAIRS_AISM_BLOCKS_PER_SM 4
+
+/* The dynamic shared memory an all-in-sm block may take so that
+ * PAIRS_AISM_BLOCKS_PER_SM of them fit a multiprocessor with `per_sm`
+ * bytes (each block also holds the static arrays and 1 KiB the runtime
+ * keeps); 0 if they do not fit at all or per_sm is unknown (0). */
+static inline long long pairs_aism_block_budget(long long per_sm)
+{
+    const long long b = per_sm / PAIRS_AISM_BLOCKS_PER_SM - PAIRS_STATIC_SHARED - 1024;
+    return b > 0 ? b : 0;
+}
+
+/* Staged room for a sub-box of nl local cells: the mean count, six
+ * standard deviations of a Poisson count and 64 more. */
+static inline long long pairs_aism_room(double ppc, long long nl)
+{
+    const double mean = ppc * (double)nl;
+    return (long long)(mean + 6.0 * sqrt(mean)) + 64;
+}
+
+/* Inner and local (halo box) cells of a sub-box of side³ cells, and the
+ * blocks over the grid, in dim dimensions. */
+static inline void pairs_aism_box(int dim, const long long cells[3], int side, long long *ni,
+                                  long long *nl, long long *blocks)
+{
+    *ni = *nl = *blocks = 1;
+    for (int a = 0; a < dim; a++) {
+        const long long s = side < cells[a] ? side : cells[a];
+        *ni *= s;
+        *nl *= s + 2;
+        *blocks *= (cells[a] + s - 1) / s;
+    }
+}
+
+/* all-in-sm's sub-box: about 512 targets per sub-box of side³ cells (fewer
+ * if the inner or halo box would not fit the kernel's static arrays). With
+ * a block budget (pairs_aism_block_budget, > 0), the side then shrinks
+ * until the staged room (pairs_aism_room) fits it, so that four blocks
+ * share a multiprocessor (but not below PAIRS_THREADS / 2 targets), and grows (up to 2048 targets) while the larger
+ * room still fits and the grid still has 4 `wave`s of blocks: a larger box
+ * stages fewer halo particles per target. Measured on the H200
+ * (bench/RESULTS.md, 2026-12-03, twenty-third session): FP64 at 4 and
+ * 8 per cell 10–24 % faster, FP32 at 2–8 per cell with 10⁷ particles 4–6 %.
+ * The staged room is then the whole budget; without one (HIP, whose 64 KiB
+ * never hold four blocks), 1.5 times the mean. At most the dynamic limit
+ * `dynamic_max` bytes. ppc: mean particles per cell, esz: bytes of a
+ * coordinate. */
 static inline pairs_geometry pairs_aism_geometry(int dim, const long long cells[3], double ppc,
-                                                 size_t esz, long long dynamic_max)
+                                                 size_t esz, long long dynamic_max, long long budget,
+                                                 long long wave)
 {
     pairs_geometry G;
     pairs_geometry_plain(&G);
     const double want = 512.0 / (ppc > 1.0 ? ppc : 1.0);
     int side = dim == 3 ? (int)cbrt(want) : dim == 2 ? (int)sqrt(want) : (int)want;
+    long long ni, nl, blocks;
     for (;; side--) {
-        long long ni = 1, nl = 1;
-        for (int a = 0; a < dim; a++)
-            ni *= side, nl *= side + 2;
+        pairs_aism_box(dim, cells, side, &ni, &nl, &blocks);
         if (side <= 1 || (ni <= PAIRS_AISM_MAX_INNER && nl <= PAIRS_AISM_MAX_LOCAL))
             break;
     }
     if (side < 1)
         side = 1;
-    long long nl = 1;
+    const long long slot = 3 * (long long)esz;
+    if (budget > 0) {
+        for (;; side--) { /* not below half a block of targets */
+            long long ni0, nl0, blocks0;
+            pairs_aism_box(dim, cells, side, &ni, &nl, &blocks);
+            pairs_aism_box(dim, cells, side - 1, &ni0, &nl0, &blocks0);
+            if (side <= 1 || pairs_aism_room(ppc, nl) * slot <= budget ||
+                ppc * (double)ni0 < PAIRS_THREADS / 2)
+                break;
+        }
+        for (;;) {
+            long long ni1, nl1, blocks1;
+            pairs_aism_box(dim, cells, side + 1, &ni1, &nl1, &blocks1);
+            if (ni1 > PAIRS_AISM_MAX_INNER || nl1 > PAIRS_AISM_MAX_LOCAL || ppc * (double)ni1 > 2048.0 ||
+                pairs_aism_room(ppc, nl1) * slot > budget || blocks1 < 4 * wave)
+                break;
+            side++;
+        }
+    }
+    pairs_aism_box(dim, cells, side, &ni, &nl, &blocks);
     for (int a = 0; a < 3; a++) {
         G.side[a] = a < dim ? (int)(side < cells[a] ? side : cells[a]) : 1;
         G.nb[a] = (cells[a] + G.side[a] - 1) / G.side[a];
-        nl *= G.side[a] + (a < dim ? 2 : 0);
     }
-    const long long most = dynamic_max / (long long)(3 * esz);
+    const long long most = dynamic_max / slot;
     long long cap = (long long)(1.5 * ppc * (double)nl) + 64;
+    if (budget > 0) {
+        const long long room = pairs_aism_room(ppc, nl), all = budget / slot;
+        cap = room > all ? room : all;
+    }
     G.cap = (int)(cap < most ? cap : most);
-    G.smem = (size_t)G.cap * 3 * esz;
+    G.smem = (size_t)G.cap * (size_t)slot;
     G.blocks = G.nb[0] * G.nb[1] * G.nb[2];
     return G;
 }
