@@ -85,7 +85,8 @@ int partile_pairs(partile_context_t *ctx, const partile_grid_t *grid,
 
 /* The fastest strategy for these inputs on ctx's device: runs every
  * strategy but AUTO on the caller's data (once to warm up, then timed
- * twice, keeping the faster) and sets *strategy to the quickest; times
+ * twice, and ten times more if the quickest took under a millisecond,
+ * keeping each one's fastest run) and sets *strategy to the quickest; times
  * (may be NULL) gets the seconds per evaluation, indexed by strategy
  * (times[0] = 0). Arguments as partile_pairs, whose outputs it overwrites
  * with the (same) results; params->strategy is ignored. A caller can keep
