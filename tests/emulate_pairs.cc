@@ -435,6 +435,43 @@ static int check_divisor(void)
     return fails;
 }
 
+/* pairs_aism_geometry over densities far beyond the cases above (up to
+ * 10⁴ per cell, where the ~512-target side rounds to 0) and budgets (none,
+ * the H200's, one too small for any room): a side of at least 1 within the
+ * grid, staged room for at least the mean or the dynamic limit, blocks
+ * covering the grid. */
+static int check_geometry(void)
+{
+    int fails = 0;
+    static const double ppcs[] = { 1e-3, 0.4, 1, 3, 8, 25, 100, 600, 1e4 };
+    static const long long budgets[] = { 0, 40 * 1024, 2 * 1024 };
+    static const long long grids[4][3] = { { 0 }, { 301, 1, 1 }, { 37, 23, 1 }, { 13, 11, 9 } };
+    for (int dim = 1; dim <= 3; dim++)
+        for (double ppc : ppcs)
+            for (long long budget : budgets)
+                for (size_t esz = 4; esz <= 8; esz += 4)
+                    for (long long wave : { 4LL, 528LL }) {
+                        const pairs_geometry G =
+                            pairs_aism_geometry(dim, grids[dim], ppc, esz, DYNAMIC_MAX, budget, wave);
+                        long long local = 1, covered = 1;
+                        bool ok = G.cap >= 1 && (long long)G.smem <= DYNAMIC_MAX;
+                        for (int a = 0; a < 3; a++) {
+                            const long long cells = a < dim ? grids[dim][a] : 1;
+                            ok = ok && G.side[a] >= 1 && G.side[a] <= cells && G.nb[a] * G.side[a] >= cells;
+                            local *= G.side[a] + (a < dim ? 2 : 0);
+                            covered *= G.nb[a];
+                        }
+                        const long long most = DYNAMIC_MAX / (3 * (long long)esz);
+                        ok = ok && covered == G.blocks &&
+                             (G.cap >= (long long)(ppc * (double)local) || G.cap == most);
+                        if (!ok && fails++ < 5)
+                            printf("FAIL geometry %dd ppc %g budget %lld esz %zu wave %lld: side %d, "
+                                   "cap %d, %zu bytes\n",
+                                   dim, ppc, budget, esz, wave, G.side[0], G.cap, G.smem);
+                    }
+    return fails;
+}
+
 int main(int argc, char **argv)
 {
     const uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (uint64_t)time(NULL);
@@ -442,7 +479,7 @@ int main(int argc, char **argv)
     printf("seed %llu\n", (unsigned long long)seed);
     partile_context_t *ref = NULL;
     must(partile_context_create("reference", 0, &ref), "reference context");
-    int fails = check_divisor(), cluster_unstaged = 0;
+    int fails = check_divisor() + check_geometry(), cluster_unstaged = 0;
     const clock_t t0 = clock();
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         if (only >= 0 && (long)c != only)

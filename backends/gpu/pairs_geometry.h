@@ -66,14 +66,15 @@ static inline long long pairs_aism_room(double ppc, long long nl)
     return (long long)(mean + 6.0 * sqrt(mean)) + 64;
 }
 
-/* Inner and local (halo box) cells of a sub-box of side³ cells, and the
- * blocks over the grid, in dim dimensions. */
+/* Inner and local (halo box) cells of a sub-box of side³ cells (side ≥ 1),
+ * and the blocks over the grid, in dim dimensions. */
 static inline void pairs_aism_box(int dim, const long long cells[3], int side, long long *ni,
                                   long long *nl, long long *blocks)
 {
     *ni = *nl = *blocks = 1;
     for (int a = 0; a < dim; a++) {
-        const long long s = side < cells[a] ? side : cells[a];
+        long long s = side < cells[a] ? side : cells[a];
+        s = s < 1 ? 1 : s;
         *ni *= s;
         *nl *= s + 2;
         *blocks *= (cells[a] + s - 1) / s;
@@ -84,15 +85,15 @@ static inline void pairs_aism_box(int dim, const long long cells[3], int side, l
  * if the inner or halo box would not fit the kernel's static arrays). With
  * a block budget (pairs_aism_block_budget, > 0), the side then shrinks
  * until the staged room (pairs_aism_room) fits it, so that four blocks
- * share a multiprocessor (but not below PAIRS_THREADS / 2 targets), and grows (up to 2048 targets) while the larger
- * room still fits and the grid still has 4 `wave`s of blocks: a larger box
- * stages fewer halo particles per target. Measured on the H200
- * (bench/RESULTS.md, 2026-12-03, twenty-third session): FP64 at 4 and
- * 8 per cell 10–24 % faster, FP32 at 2–8 per cell with 10⁷ particles 4–6 %.
- * The staged room is then the whole budget; without one (HIP, whose 64 KiB
- * never hold four blocks), 1.5 times the mean. At most the dynamic limit
- * `dynamic_max` bytes. ppc: mean particles per cell, esz: bytes of a
- * coordinate. */
+ * share a multiprocessor (but not below PAIRS_THREADS / 2 targets), and
+ * grows (up to 2048 targets) while the larger room still fits and the grid
+ * still has 4 `wave`s of blocks: a larger box stages fewer halo particles
+ * per target. Measured on the H200 (bench/RESULTS.md, 2026-12-03,
+ * twenty-third session): FP64 at 4 and 8 per cell 10–33 % faster, FP32 at
+ * 2–8 per cell with 10⁷ particles 6–8 %. The staged room is then the whole
+ * budget; without one (HIP, whose 64 KiB never hold four blocks), 1.5
+ * times the mean. At most the dynamic limit `dynamic_max` bytes. ppc: mean
+ * particles per cell, esz: bytes of a coordinate. */
 static inline pairs_geometry pairs_aism_geometry(int dim, const long long cells[3], double ppc,
                                                  size_t esz, long long dynamic_max, long long budget,
                                                  long long wave)
@@ -101,22 +102,22 @@ static inline pairs_geometry pairs_aism_geometry(int dim, const long long cells[
     pairs_geometry_plain(&G);
     const double want = 512.0 / (ppc > 1.0 ? ppc : 1.0);
     int side = dim == 3 ? (int)cbrt(want) : dim == 2 ? (int)sqrt(want) : (int)want;
+    side = side < 1 ? 1 : side; /* above 512 per cell */
     long long ni, nl, blocks;
     for (;; side--) {
         pairs_aism_box(dim, cells, side, &ni, &nl, &blocks);
         if (side <= 1 || (ni <= PAIRS_AISM_MAX_INNER && nl <= PAIRS_AISM_MAX_LOCAL))
             break;
     }
-    if (side < 1)
-        side = 1;
     const long long slot = 3 * (long long)esz;
     if (budget > 0) {
-        for (;; side--) { /* not below half a block of targets */
-            long long ni0, nl0, blocks0;
+        for (; side > 1; side--) {
             pairs_aism_box(dim, cells, side, &ni, &nl, &blocks);
+            if (pairs_aism_room(ppc, nl) * slot <= budget)
+                break;
+            long long ni0, nl0, blocks0; /* not below half a block of targets */
             pairs_aism_box(dim, cells, side - 1, &ni0, &nl0, &blocks0);
-            if (side <= 1 || pairs_aism_room(ppc, nl) * slot <= budget ||
-                ppc * (double)ni0 < PAIRS_THREADS / 2)
+            if (ppc * (double)ni0 < PAIRS_THREADS / 2)
                 break;
         }
         for (;;) {
