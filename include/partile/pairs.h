@@ -47,8 +47,12 @@ typedef enum partile_interaction {
  * the particle count and the precision.
  *   NAIVE         one thread per particle over its 3^d neighbour cells;
  *   ALL_IN_SM     a sub-box of cells and its halo in shared memory per
- *                 block (sized for 1.5× the mean particles per cell; a
- *                 denser sub-box reads its sources from global memory;
+ *                 block (on CUDA sized so that four blocks share a
+ *                 multiprocessor, with room for the mean count plus six
+ *                 standard deviations of a uniform one, or more where
+ *                 that fits; a denser sub-box reads its sources from
+ *                 global memory, correct but slower, so strongly
+ *                 clustered particles may run faster with X_PENCIL;
  *                 below 3 per cell a target's neighbour rows are walked
  *                 as one sequence, which keeps a warp's lanes busier);
  *   X_PENCIL      pencils of cells along x, the neighbour rows staged
