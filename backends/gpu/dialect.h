@@ -28,6 +28,9 @@
 #define gpuMalloc hipMalloc
 #define gpuFree hipFree
 #define gpuHostMalloc(p, bytes) hipHostMalloc((p), (bytes), hipHostMallocDefault)
+#define gpuGetDevice hipGetDevice
+#define gpuDeviceGetAttribute hipDeviceGetAttribute
+#define gpuDevAttrSharedPerSM hipDeviceAttributeMaxSharedMemoryPerMultiprocessor
 #define gpuFreeHost hipHostFree
 #define gpuMemsetAsync hipMemsetAsync
 #define gpuMemcpyAsync hipMemcpyAsync
@@ -50,15 +53,6 @@
         __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "wavefront");                  \
         __builtin_amdgcn_wave_barrier();                                        \
     } while (0)
-/* Shared memory (LDS) of one multiprocessor, bytes; 0 if the query fails. */
-static inline int partile_shared_per_sm(void)
-{
-    int dev = 0, v = 0;
-    if (hipGetDevice(&dev) != hipSuccess ||
-        hipDeviceGetAttribute(&v, hipDeviceAttributeMaxSharedMemoryPerMultiprocessor, dev) != hipSuccess)
-        return 0;
-    return v;
-}
 /* CDNA: 64 KiB of LDS per workgroup, always available. */
 #define PARTILE_MAX_DYNAMIC_SHARED (64 * 1024)
 #define PARTILE_SET_DYNAMIC_SHARED(kernel, bytes) hipSuccess
@@ -71,6 +65,9 @@ static inline int partile_shared_per_sm(void)
 #define gpuMalloc cudaMalloc
 #define gpuFree cudaFree
 #define gpuHostMalloc(p, bytes) cudaMallocHost((p), (bytes))
+#define gpuGetDevice cudaGetDevice
+#define gpuDeviceGetAttribute cudaDeviceGetAttribute
+#define gpuDevAttrSharedPerSM cudaDevAttrMaxSharedMemoryPerMultiprocessor
 #define gpuFreeHost cudaFreeHost
 #define gpuMemsetAsync cudaMemsetAsync
 #define gpuMemcpyAsync cudaMemcpyAsync
@@ -88,15 +85,6 @@ static inline int partile_shared_per_sm(void)
 #define PARTILE_GRID_CONSTANT __grid_constant__
 #define PARTILE_BALLOT(pred) ((unsigned long long)__ballot_sync(0xffffffffu, (pred)))
 #define PARTILE_SYNC_WARP() __syncwarp()
-/* Shared memory of one multiprocessor, bytes; 0 if the query fails. */
-static inline int partile_shared_per_sm(void)
-{
-    int dev = 0, v = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) != cudaSuccess)
-        return 0;
-    return v;
-}
 /* sm_80 and sm_90 give a block up to 163 / 227 KiB once asked for. */
 #define PARTILE_MAX_DYNAMIC_SHARED (160 * 1024)
 #define PARTILE_SET_DYNAMIC_SHARED(kernel, bytes)                               \
@@ -109,6 +97,15 @@ static inline int partile_shared_per_sm(void)
                          cudaFuncAttributePreferredSharedMemoryCarveout,        \
                          (int)cudaSharedmemCarveoutMaxShared)
 #endif
+
+/* Shared memory (LDS) of one multiprocessor, bytes; 0 if the query fails. */
+static inline int partile_shared_per_sm(void)
+{
+    int dev = 0, v = 0;
+    if (gpuGetDevice(&dev) != gpuSuccess || gpuDeviceGetAttribute(&v, gpuDevAttrSharedPerSM, dev) != gpuSuccess)
+        return 0;
+    return v;
+}
 
 /* Copy 8 bytes from global to shared memory without a register round trip
  * (sm_80+: cp.async), so that all of a thread's copies are in flight at
