@@ -1,7 +1,7 @@
 /* Deposit and gather benchmark (issue #5), CUDA: following the seed's
  * experiment — cubic periodic node-centred meshes 16³ to 256³, uniformly random
  * particles at 0.1, 1, 10 and 100 per cell — P2C (unsorted: atomics;
- * sorted: the bitwise per-point path) and C2P (on the random order and on
+ * sorted: the bitwise paths, in both orders) and C2P (on the random order and on
  * the sorted particles), CIC and TSC, 1 and 3 components. Each row: particles/s, fraction of the memory roofline
  * (bytes that must move over the copy bandwidth measured in this run), the
  * reference backend on the host's cores for the smaller cases, and the
@@ -37,6 +37,13 @@ static int do_sorted(partile_context_t *c, void *a_)
 {
     run_args *a = (run_args *)a_;
     return partile_deposit(c, &a->t, a->n, &a->pos, a->values, a->offsets, a->field, NULL);
+}
+static int do_sorted_by_cell(partile_context_t *c, void *a_)
+{
+    run_args *a = (run_args *)a_;
+    partile_transfer_t t = a->t;
+    t.order = PARTILE_ORDER_BY_CELL;
+    return partile_deposit(c, &t, a->n, &a->pos, a->values, a->offsets, a->field, NULL);
 }
 static int do_gather(partile_context_t *c, void *a_)
 {
@@ -84,9 +91,9 @@ int main(int argc, char **argv)
     printf("device %s, copy bandwidth %.0f GB/s\n", partile_context_device(ctx), bandwidth * 1e-9);
     if (jf)
         bench_json_row(&j, "copy_bandwidth", bandwidth, "B/s", -1, "");
-    printf("%-5s %5s %4s %1s %11s | %9s %5s | %9s %5s | %9s %5s | %9s %5s | %8s %8s | %7s\n",
-           "mesh", "ppc", "shp", "m", "N", "unsorted", "roof", "sorted", "roof", "gather", "roof",
-           "gather-s", "roof", "sort+p",
+    printf("%-5s %5s %4s %1s %11s | %9s %5s | %9s %5s | %9s %5s | %9s %5s | %9s %5s | %8s %8s | %7s\n",
+           "mesh", "ppc", "shp", "m", "N", "unsorted", "roof", "sorted", "roof", "by-cell", "roof",
+           "gather", "roof", "gather-s", "roof", "sort+p",
            "breakev", "ref x");
     int sides[] = { 16, 64, 128, 256 }; /* the seed's 16³ … 256³; --max bounds N */
     double ppcs[] = { 0.1, 1, 10, 100 };
@@ -132,7 +139,7 @@ int main(int argc, char **argv)
                     PK(partile_malloc(ctx, n * 8, (void **)&a.perm));
                     a.narrays = 3;
                     cudaDeviceSynchronize();
-                    partile_timing_t tu, ts, tg, tgs, tsort;
+                    partile_timing_t tu, ts, tc, tg, tgs, tsort;
                     PK(partile_time(ctx, do_unsorted, &a, 1, 3, &tu));
                     PK(partile_time(ctx, do_gather, &a, 1, 3, &tg)); /* random order */
                     /* sort + permute (positions; values would be one more array) */
@@ -140,6 +147,11 @@ int main(int argc, char **argv)
                     a.arrays[3] = (partile_array_t){ a.values, PARTILE_DTYPE_FLOAT64 };
                     PK(partile_sort(ctx, &grid, n, &a.pos, a.offsets, a.perm, NULL, NULL));
                     PK(partile_time(ctx, do_sorted, &a, 1, 3, &ts));
+                    /* by cell: CIC only (TSC takes the generic per-point kernel there) */
+                    const int by_cell = shape == PARTILE_SHAPE_CIC;
+                    tc.median_s = NAN;
+                    if (by_cell)
+                        PK(partile_time(ctx, do_sorted_by_cell, &a, 1, 3, &tc));
                     PK(partile_time(ctx, do_gather, &a, 1, 3, &tgs)); /* sorted positions */
                     const double dep_bytes = n * (24.0 + 8.0 * m) + 16.0 * m * total;
                     const double gat_bytes = n * (24.0 + 8.0 * m) + 8.0 * m * total;
@@ -172,6 +184,18 @@ int main(int argc, char **argv)
                             fprintf(stderr, "sorted deposit differs from the reference\n");
                             return 1;
                         }
+                        /* and in the by-cell order */
+                        memset(h.field, 0, (size_t)total * m * 8);
+                        if (by_cell) {
+                        PK(partile_memset(ctx, a.field, 0, (size_t)total * m * 8));
+                        PK(do_sorted_by_cell(ctx, &a));
+                        PK(partile_memcpy(ctx, gf, a.field, (size_t)total * m * 8, PARTILE_COPY_DEVICE_TO_HOST));
+                        PK(do_sorted_by_cell(ref, &h));
+                        if (memcmp(gf, h.field, (size_t)total * m * 8) != 0) {
+                            fprintf(stderr, "sorted deposit by cell differs from the reference\n");
+                            return 1;
+                        }
+                        }
                         free(gf), free(rf);
                         for (int d = 0; d < 3; d++)
                             free(hx[d]);
@@ -180,9 +204,10 @@ int main(int argc, char **argv)
                     const char *sn = centering == PARTILE_CENTERING_CELL
                                          ? (shape == PARTILE_SHAPE_CIC ? "cic-cell" : "tsc-cell")
                                          : (shape == PARTILE_SHAPE_CIC ? "cic" : "tsc");
-                    printf("%4d^3 %5.1f %4s %d %11zu | %9.3f %5.2f | %9.3f %5.2f | %9.3f %5.2f | %9.3f %5.2f | %8.3f %8.2f | %7.1f\n",
+                    printf("%4d^3 %5.1f %4s %d %11zu | %9.3f %5.2f | %9.3f %5.2f | %9.3f %5.2f | %9.3f %5.2f | %9.3f %5.2f | %8.3f %8.2f | %7.1f\n",
                            side, ppcs[pi], sn, m, n, tu.median_s * 1e3, dep_bytes / bandwidth / tu.median_s,
-                           ts.median_s * 1e3, dep_bytes / bandwidth / ts.median_s, tg.median_s * 1e3,
+                           ts.median_s * 1e3, dep_bytes / bandwidth / ts.median_s,
+                           tc.median_s * 1e3, dep_bytes / bandwidth / tc.median_s, tg.median_s * 1e3,
                            gat_bytes / bandwidth / tg.median_s, tgs.median_s * 1e3,
                            gat_bytes / bandwidth / tgs.median_s, tsort.median_s * 1e3,
                            (tsort.median_s + ts.median_s) / tu.median_s, ref_ratio);
@@ -194,6 +219,9 @@ int main(int argc, char **argv)
     bench_json_row(&j, name, v, unit, r, of)
                         ROW("deposit_unsorted_seconds", tu.median_s, "s", dep_bytes / bandwidth / tu.median_s, "roofline");
                         ROW("deposit_sorted_seconds", ts.median_s, "s", dep_bytes / bandwidth / ts.median_s, "roofline");
+                        if (by_cell) {
+                            ROW("deposit_sorted_by_cell_seconds", tc.median_s, "s", dep_bytes / bandwidth / tc.median_s, "roofline");
+                        }
                         ROW("gather_seconds", tg.median_s, "s", gat_bytes / bandwidth / tg.median_s, "roofline");
                         ROW("gather_sorted_seconds", tgs.median_s, "s", gat_bytes / bandwidth / tgs.median_s, "roofline");
                         ROW("sort_permute_seconds", tsort.median_s, "s", -1, "");

@@ -88,6 +88,8 @@ int partile_deposit(partile_context_t *ctx, const partile_transfer_t *t, size_t 
         return st;
     if (!field || (n > 0 && !values))
         return partile_fail(PARTILE_ERROR_NULL_POINTER, "%s is NULL", field ? "values" : "field");
+    if (t->order != PARTILE_ORDER_BY_POINT && t->order != PARTILE_ORDER_BY_CELL)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "deposit order %d", (int)t->order);
     if (!ctx->ops->deposit)
         return partile_fail(PARTILE_ERROR_UNSUPPORTED, "backend \"%s\" has no deposit",
                             ctx->ops->name);

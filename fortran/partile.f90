@@ -29,7 +29,8 @@ module partile
   ! partile/deposit.h
   integer(c_int), parameter, public :: PARTILE_SHAPE_NGP = 0, PARTILE_SHAPE_CIC = 1, &
        PARTILE_SHAPE_TSC = 2, PARTILE_SHAPE_OVERLAP = 3, &
-       PARTILE_CENTERING_NODE = 0, PARTILE_CENTERING_CELL = 1
+       PARTILE_CENTERING_NODE = 0, PARTILE_CENTERING_CELL = 1, &
+       PARTILE_ORDER_BY_POINT = 0, PARTILE_ORDER_BY_CELL = 1
 
   type, bind(C), public :: partile_grid_t
      integer(c_int) :: dim = 0
@@ -88,6 +89,7 @@ module partile
      type(c_ptr) :: grid = c_null_ptr
      integer(c_int) :: shape = 0, centering = 0, components = 1
      type(c_ptr) :: sizes = c_null_ptr
+     integer(c_int) :: order = 0   ! PARTILE_ORDER_BY_POINT or _BY_CELL (deposit only)
   end type partile_transfer_t
 
   public :: partile_context_create, partile_context_destroy, partile_malloc, partile_free, &

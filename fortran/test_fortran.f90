@@ -11,7 +11,7 @@ program test_fortran
   type(partile_vectors_t) :: pos
   type(partile_transfer_t) :: t
   type(partile_array_t) :: arrays(3)
-  real(c_double), target :: x(n), y(n), q(n), field(10 * 10), back(n)
+  real(c_double), target :: x(n), y(n), q(n), field(10 * 10), back(n), by_cell(64)
   integer(c_int64_t), target :: offsets(65), perm(n), cell(n), bad
   integer(c_int64_t) :: ncells, points(3), total
   integer(c_int) :: st
@@ -54,10 +54,17 @@ program test_fortran
   call check(partile_field_shape(grid, PARTILE_CENTERING_NODE, points, total), "field shape")
   if (total /= 64) stop "points"
   field = 0
-  t = partile_transfer_t(c_loc(grid), PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, 1_c_int, c_null_ptr)
+  t = partile_transfer_t(c_loc(grid), PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, 1_c_int, c_null_ptr, &
+       PARTILE_ORDER_BY_POINT)
   call check(partile_deposit(ctx, t, int(n, c_size_t), pos, c_loc(q), c_loc(offsets), &
        c_loc(field), c_null_ptr), "deposit")
   if (abs(sum(field(1:64)) - n) > 1d-9) stop "charge not conserved"
+  by_cell = 0
+  t%order = PARTILE_ORDER_BY_CELL
+  call check(partile_deposit(ctx, t, int(n, c_size_t), pos, c_loc(q), c_loc(offsets), &
+       c_loc(by_cell), c_null_ptr), "deposit by cell")
+  if (maxval(abs(by_cell - field(1:64))) > 1d-12) stop "by-cell deposit differs"
+  t%order = PARTILE_ORDER_BY_POINT
   field(1:64) = 2.5d0
   call check(partile_gather(ctx, t, int(n, c_size_t), pos, c_loc(field), c_loc(back), c_null_ptr), &
        "gather")

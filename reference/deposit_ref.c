@@ -52,6 +52,95 @@ static void load_x(const partile_vectors_t *pos, int dim, int64_t p, double x[3]
         x[a] = a < dim ? partile_vector_at(pos, a, p) : 0.0;
 }
 
+static void particle_stencil(const partile_transfer_t *t, const partile_vectors_t *pos, int64_t p,
+                             partile_stencil_1d s[3])
+{
+    double x[3];
+    int64_t c;
+    for (int a = 0; a < 3; a++)
+        s[a] = (partile_stencil_1d){ 0, 0, { 0, 0, 0 } };
+    load_x(pos, t->grid->dim, p, x);
+    partile_particle_stencil(t->grid, t->shape, t->centering, x, size_of(t, p), s, &c);
+}
+
+/* PARTILE_ORDER_BY_CELL (include/partile/deposit.h): the particles visited
+ * by cell in increasing index (order; cell[p] each one's cell). Per cell,
+ * its own chain P into part for every point it reaches; then each such
+ * point adds P to its x sum ax, and where the cell starts a new row (y, z)
+ * or plane (z) for that point, first closes its x sum into its y sum ay and
+ * its y sum into its z sum (acc). A point's cells come in increasing index,
+ * so these are the nested sums, each axis in increasing index. */
+static int sum_by_cell(const partile_transfer_t *t, size_t n, const partile_vectors_t *pos,
+                       const double *values, const int64_t *order, const int64_t *cell,
+                       int64_t total, double *acc)
+{
+    const partile_grid_t *g = t->grid;
+    const int m = t->components;
+    const size_t tm = (size_t)total * (size_t)m;
+    double *part = malloc(tm * sizeof *part), *ax = calloc(tm, sizeof *ax),
+           *ay = calloc(tm, sizeof *ay);
+    int64_t *stamp = malloc((size_t)total * sizeof *stamp),
+            *row_of = malloc((size_t)total * sizeof *row_of),
+            *plane_of = malloc((size_t)total * sizeof *plane_of),
+            *touched = malloc((size_t)total * sizeof *touched);
+    int st = 0;
+    if (!part || !ax || !ay || !stamp || !row_of || !plane_of || !touched) {
+        st = partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "deposit scratch");
+        goto done;
+    }
+    for (int64_t i = 0; i < total; i++)
+        stamp[i] = row_of[i] = plane_of[i] = -1;
+    const int64_t nx = g->cells[0], ny = g->dim > 1 ? g->cells[1] : 1;
+    for (size_t k = 0; k < n;) {
+        const int64_t c = cell[order[k]];
+        int64_t nt = 0;
+        for (; k < n && cell[order[k]] == c; k++) {
+            const int64_t p = order[k];
+            partile_stencil_1d s[3];
+            particle_stencil(t, pos, p, s);
+            for (int zc = 0; zc < s[2].count; zc++)
+                for (int yc = 0; yc < s[1].count; yc++)
+                    for (int xc = 0; xc < s[0].count; xc++) {
+                        const double w = (s[0].w[xc] * s[1].w[yc]) * s[2].w[zc];
+                        const int64_t gi = point_of(g, t->centering, s, xc, yc, zc);
+                        if (stamp[gi] != c) { /* the cell's first entry on gi */
+                            stamp[gi] = c;
+                            touched[nt++] = gi;
+                            for (int j = 0; j < m; j++)
+                                part[gi * m + j] = 0.0;
+                        }
+                        for (int j = 0; j < m; j++)
+                            part[gi * m + j] = fma(w, values[p * m + j], part[gi * m + j]);
+                    }
+        }
+        const int64_t row = c / nx, plane = row / ny;
+        for (int64_t e = 0; e < nt; e++) {
+            const int64_t gi = touched[e];
+            if (row_of[gi] != row) {
+                for (int j = 0; j < m; j++) {
+                    ay[gi * m + j] = ay[gi * m + j] + ax[gi * m + j];
+                    ax[gi * m + j] = 0.0;
+                }
+                if (plane_of[gi] != plane)
+                    for (int j = 0; j < m; j++) {
+                        acc[gi * m + j] = acc[gi * m + j] + ay[gi * m + j];
+                        ay[gi * m + j] = 0.0;
+                    }
+                row_of[gi] = row;
+                plane_of[gi] = plane;
+            }
+            for (int j = 0; j < m; j++)
+                ax[gi * m + j] = ax[gi * m + j] + part[gi * m + j];
+        }
+    }
+    for (size_t i = 0; i < tm; i++)
+        acc[i] = acc[i] + (ay[i] + ax[i]);
+done:
+    free(part), free(ax), free(ay);
+    free(stamp), free(row_of), free(plane_of), free(touched);
+    return st;
+}
+
 int partile_deposit_ref(const partile_transfer_t *t, size_t n, const partile_vectors_t *pos,
                         const double *values, const int64_t *cell_offsets, double *field,
                         int64_t *bad)
@@ -83,22 +172,25 @@ int partile_deposit_ref(const partile_transfer_t *t, size_t n, const partile_vec
         /* any order: visit the particles as the stable sort by their cells would */
         partile_counting_sort_ref(ncells, n, cell, offsets, order, NULL);
     }
-    /* particles by cell, in order; each point's sum in that order */
-    for (size_t k = 0; k < n; k++) {
-        const int64_t p = order[k];
-        double x[3];
-        partile_stencil_1d s[3] = { { 0, 0, { 0, 0, 0 } } };
-        int64_t c;
-        load_x(pos, g->dim, p, x);
-        partile_particle_stencil(g, t->shape, t->centering, x, size_of(t, p), s, &c);
-        for (int zc = 0; zc < s[2].count; zc++)
-            for (int yc = 0; yc < s[1].count; yc++)
-                for (int xc = 0; xc < s[0].count; xc++) {
-                    const double w = (s[0].w[xc] * s[1].w[yc]) * s[2].w[zc];
-                    const int64_t gi = point_of(g, t->centering, s, xc, yc, zc);
-                    for (int j = 0; j < m; j++)
-                        acc[gi * m + j] = fma(w, values[p * m + j], acc[gi * m + j]);
-                }
+    if (t->order == PARTILE_ORDER_BY_CELL) {
+        st = sum_by_cell(t, n, pos, values, order, cell, total, acc);
+        if (st)
+            goto done;
+    } else {
+        /* particles by cell, in order; each point's sum in that order */
+        for (size_t k = 0; k < n; k++) {
+            const int64_t p = order[k];
+            partile_stencil_1d s[3];
+            particle_stencil(t, pos, p, s);
+            for (int zc = 0; zc < s[2].count; zc++)
+                for (int yc = 0; yc < s[1].count; yc++)
+                    for (int xc = 0; xc < s[0].count; xc++) {
+                        const double w = (s[0].w[xc] * s[1].w[yc]) * s[2].w[zc];
+                        const int64_t gi = point_of(g, t->centering, s, xc, yc, zc);
+                        for (int j = 0; j < m; j++)
+                            acc[gi * m + j] = fma(w, values[p * m + j], acc[gi * m + j]);
+                    }
+        }
     }
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < total * m; i++)

@@ -200,7 +200,7 @@ int partile_mass_omega_ref(const partile_mass_params_t *p, size_t n,
             for (int a = 0; a < 3; a++)
                 w[3 * i + a] = ((const double *)omega->axis[a])[i];
     } else {
-        partile_transfer_t t = { p->grid, p->shape, PARTILE_CENTERING_NODE, 3, NULL };
+        partile_transfer_t t = { p->grid, p->shape, PARTILE_CENTERING_NODE, 3, NULL, PARTILE_ORDER_BY_POINT };
         int st = partile_gather_ref(&t, n, pos, p->bfield, w, bad);
         if (st)
             return st;
@@ -223,7 +223,7 @@ int partile_mass_apply_matfree_ref(const partile_mass_params_t *p, size_t n,
     partile_mass_layout_t L;
     partile_mass_layout(p->grid, p->shape, p->kind, &L);
     const int m = p->kind == PARTILE_MASS_TENSOR ? 3 : 1;
-    partile_transfer_t t = { p->grid, p->shape, PARTILE_CENTERING_NODE, m, NULL };
+    partile_transfer_t t = { p->grid, p->shape, PARTILE_CENTERING_NODE, m, NULL, PARTILE_ORDER_BY_POINT };
     double *X = malloc((n ? n : 1) * m * sizeof *X), *V = malloc((n ? n : 1) * m * sizeof *V);
     double *F = calloc((size_t)L.points * m, sizeof *F), *w = NULL;
     int st = 0;

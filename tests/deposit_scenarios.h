@@ -103,7 +103,7 @@ static void run_deposit_case(partile_context_t *ctx, const dep_case *k, size_t n
     double *dv = stage(ctx, v, n * m * 8), *dsz = stage(ctx, sizes, n * 8);
     double *dfield = stage(ctx, f0, (size_t)total * m * 8);
     partile_transfer_t t = { &g, (partile_shape_t)k->shape, (partile_centering_t)k->centering, m,
-                             k->shape == PARTILE_SHAPE_OVERLAP ? dsz : NULL };
+                             k->shape == PARTILE_SHAPE_OVERLAP ? dsz : NULL, PARTILE_ORDER_BY_POINT };
     int64_t bad = -1;
     /* unsorted deposit: against the direct loop */
     assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, NULL, dfield, &bad), 0);
@@ -131,6 +131,16 @@ static void run_deposit_case(partile_context_t *ctx, const dep_case *k, size_t n
             sum_v[j] += v[p * m + j];
     for (int j = 0; j < (k->large ? 0 : m); j++) /* conservation: every weight lands on a stored point */
         assert_true(fabs(sum_f[j] - sum_v[j]) <= 1e-11 * (double)(n + 1));
+
+    /* the same, unsorted, in the by-cell order (GPUs: atomics, any order) */
+    partile_memcpy(ctx, dfield, f0, (size_t)total * m * 8, PARTILE_COPY_HOST_TO_DEVICE);
+    {
+        partile_transfer_t tc = t;
+        tc.order = PARTILE_ORDER_BY_CELL;
+        assert_int_equal(partile_deposit(ctx, &tc, n, &pos, dv, NULL, dfield, &bad), 0);
+    }
+    double *f1c = malloc((size_t)total * m * sizeof *f1c);
+    fetch(ctx, f1c, dfield, (size_t)total * m * 8);
 
     /* sorted path: sort, permute positions/values/sizes, deposit with the cell
      * list; must equal the unsorted path bit for bit (same specified order) */
@@ -163,6 +173,28 @@ static void run_deposit_case(partile_context_t *ctx, const dep_case *k, size_t n
     fetch(ctx, f2, dfield, (size_t)total * m * 8);
     if (strcmp(partile_context_backend(ctx), "reference") == 0)
         assert_memory_equal(f1, f2, (size_t)total * m * 8);
+    /* the by-cell order on the sorted particles; on the reference also
+     * unsorted (the same bits) */
+    partile_transfer_t tc = t;
+    tc.order = PARTILE_ORDER_BY_CELL;
+    double *f3 = malloc((size_t)total * m * sizeof *f3);
+    partile_memcpy(ctx, dfield, f0, (size_t)total * m * 8, PARTILE_COPY_HOST_TO_DEVICE);
+    assert_int_equal(partile_deposit(ctx, &tc, n, &pos, dv_sorted, doff, dfield, &bad), 0);
+    fetch(ctx, f3, dfield, (size_t)total * m * 8);
+    partile_memcpy(ctx, dfield, f2, (size_t)total * m * 8, PARTILE_COPY_HOST_TO_DEVICE);
+    if (strcmp(partile_context_backend(ctx), "reference") == 0)
+        assert_memory_equal(f1c, f3, (size_t)total * m * 8);
+    /* the same sums as the point order, up to rounding */
+    {
+        double sv[PARTILE_MAX_COMPONENTS] = { 0 };
+        for (size_t p = 0; p < n; p++)
+            for (int j = 0; j < m; j++)
+                sv[j] += fabs(v[p * m + j]);
+        for (int64_t i = 0; i < total * m; i++)
+            if (!(fabs(f3[i] - f2[i]) <= 1e-13 * (sv[i % m] + fabs(f0[i]) + 1)))
+                fail_msg("by-cell deposit entry %lld: %.17g, by point %.17g", (long long)i, f3[i],
+                         f2[i]);
+    }
 
     /* bitwise against the reference: sorted deposit and gather */
     double *gv = malloc((n ? n : 1) * m * sizeof *gv);
@@ -191,6 +223,13 @@ static void run_deposit_case(partile_context_t *ctx, const dep_case *k, size_t n
         rt.sizes = k->shape == PARTILE_SHAPE_OVERLAP ? rsz : NULL;
         assert_int_equal(partile_deposit(ref, &rt, n, &rpos, rv, roff, rf, &bad), 0);
         assert_memory_equal(rf, f2, (size_t)total * m * 8);
+        double *rfc = malloc((size_t)total * m * 8);
+        memcpy(rfc, f0, (size_t)total * m * 8);
+        partile_transfer_t rtc = rt;
+        rtc.order = PARTILE_ORDER_BY_CELL;
+        assert_int_equal(partile_deposit(ref, &rtc, n, &rpos, rv, roff, rfc, &bad), 0);
+        assert_memory_equal(rfc, f3, (size_t)total * m * 8);
+        free(rfc);
         double *rg = malloc(n * m * 8 + 8);
         assert_int_equal(partile_gather(ref, &rt, n, &rpos, rf, rg, &bad), 0);
         assert_memory_equal(rg, gv, n * m * 8);
@@ -211,6 +250,7 @@ static void run_deposit_case(partile_context_t *ctx, const dep_case *k, size_t n
     partile_free(ctx, dv), partile_free(ctx, dsz), partile_free(ctx, dfield);
     partile_free(ctx, doff), partile_free(ctx, dperm), partile_free(ctx, dv_sorted), partile_free(ctx, dgv);
     free(x), free(xs), free(v), free(sizes), free(f0), free(f1), free(f2), free(gv);
+    free(f1c), free(f3);
 }
 
 static void scenario_deposit_all(partile_context_t *ctx, uint64_t seed)
@@ -301,7 +341,7 @@ static void scenario_gather_polynomials(partile_context_t *ctx, uint64_t seed)
             double *df = stage(ctx, f, (size_t)total * 16), *dsz = stage(ctx, sizes, n * 8);
             double *dv = stage(ctx, NULL, n * 16), *v = malloc(n * 16);
             partile_transfer_t t = { &g, (partile_shape_t)shape, (partile_centering_t)cent, 2,
-                                     shape == PARTILE_SHAPE_OVERLAP ? dsz : NULL };
+                                     shape == PARTILE_SHAPE_OVERLAP ? dsz : NULL, PARTILE_ORDER_BY_POINT };
             assert_int_equal(partile_gather(ctx, &t, n, &pos, df, dv, NULL), 0);
             fetch(ctx, v, dv, n * 16);
             for (size_t p = 0; p < n; p++) {
@@ -318,6 +358,120 @@ static void scenario_gather_polynomials(partile_context_t *ctx, uint64_t seed)
             partile_free(ctx, df), partile_free(ctx, dsz), partile_free(ctx, dv);
             free(x), free(sizes), free(f), free(v);
         }
+}
+
+/* The two deposit orders by hand, where they round differently: 2-D
+ * periodic CIC, 4 x 4 unit cells, point (1, 1) reached from cells (0, 0)
+ * (contribution 1), (0, 1) and (1, 1) (2^-53 each). By point, one chain: 1
+ * + 2^-53 rounds to 1, twice. By cell, the y sum of the x sums: 1 +
+ * (2^-53 + 2^-53) = 1 + 2^-52 (a flat sum of the cells' partials would
+ * round to 1 as well). */
+static void scenario_deposit_orders(partile_context_t *ctx)
+{
+    partile_grid_t g = su_grid(2, 4, 4, 1, 1);
+    for (int a = 0; a < 2; a++)
+        g.lower[a] = 0.0, g.spacing[a] = 1.0;
+    const double x[3] = { 0.5, 0.5, 1.0 }, y[3] = { 0.5, 1.0, 1.0 };
+    const double v[3] = { 4.0, 0x1p-52, 0x1p-53 };
+    int64_t off[17];
+    for (int c = 0; c <= 16; c++) /* cells 0, 4 and 5 hold one particle each */
+        off[c] = c < 1 ? 0 : c < 5 ? 1 : c < 6 ? 2 : 3;
+    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { stage(ctx, x, 24), stage(ctx, y, 24) } };
+    double *dv = stage(ctx, v, 24), *df = stage(ctx, NULL, 16 * 8);
+    int64_t *doff = stage(ctx, off, sizeof off);
+    const double want[2] = { 1.0, 1.0 + 0x1p-52 };
+    for (int order = PARTILE_ORDER_BY_POINT; order <= PARTILE_ORDER_BY_CELL; order++) {
+        partile_transfer_t t = { &g, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, 1, NULL,
+                                 (partile_deposit_order_t)order };
+        double f[16] = { 0 };
+        partile_memcpy(ctx, df, f, sizeof f, PARTILE_COPY_HOST_TO_DEVICE);
+        assert_int_equal(partile_deposit(ctx, &t, 3, &pos, dv, doff, df, NULL), 0);
+        fetch(ctx, f, df, sizeof f);
+        if (f[1 + 4 * 1] != want[order])
+            fail_msg("order %d: point (1, 1) %a, want %a", order, f[5], want[order]);
+    }
+    partile_transfer_t bad = { &g, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, 1, NULL,
+                               (partile_deposit_order_t)2 };
+    assert_int_equal(partile_deposit(ctx, &bad, 3, &pos, dv, doff, df, NULL),
+                     PARTILE_ERROR_INVALID_ARGUMENT);
+    partile_free(ctx, (void *)pos.axis[0]), partile_free(ctx, (void *)pos.axis[1]);
+    partile_free(ctx, dv), partile_free(ctx, df), partile_free(ctx, doff);
+}
+
+/* The sorted deposit's errors in both orders (the by-cell GPU path checks
+ * the particles in its first pass): the reference's status and particle,
+ * the field untouched — a NaN behind a particle outside its cell's range
+ * (the position error wins), that particle alone, and a broken cell list
+ * with and without the NaN. 3-D periodic CIC, node-centred, 1 component. */
+static void scenario_deposit_sorted_errors(partile_context_t *ctx, uint64_t seed)
+{
+    uint64_t rng = seed;
+    partile_grid_t g = su_grid(3, 4, 5, 3, 1);
+    int64_t pts[3], total, ncells;
+    partile_field_shape(&g, PARTILE_CENTERING_NODE, pts, &total);
+    partile_grid_cell_count(&g, &ncells);
+    const size_t n = 600;
+    double *x = su_positions(&g, n, &rng), *v = malloc(n * 8);
+    for (size_t p = 0; p < n; p++)
+        v[p] = su_uniform(&rng);
+    /* sort on the host: a stable counting sort by cell */
+    int64_t *off = calloc((size_t)ncells + 1, 8), *cell = malloc(n * 8), *fill = malloc(n * 8);
+    double *xs = malloc(3 * n * 8);
+    for (size_t p = 0; p < n; p++)
+        off[(cell[p] = su_cell(&g, x, n, p)) + 1]++;
+    for (int64_t c = 0; c < ncells; c++)
+        off[c + 1] += off[c];
+    memcpy(fill, off, (size_t)ncells * 8);
+    for (size_t p = 0; p < n; p++) {
+        const int64_t to = fill[cell[p]]++;
+        for (int a = 0; a < 3; a++)
+            xs[a * n + to] = x[a * n + p];
+    }
+    partile_context_t *ref = NULL;
+    assert_int_equal(partile_context_create("reference", 0, &ref), 0);
+    double *f = malloc((size_t)total * 8), *back = malloc((size_t)total * 8);
+    for (int kase = 0; kase < 4; kase++) {
+        double *xk = malloc(3 * n * 8);
+        int64_t *offk = malloc(((size_t)ncells + 1) * 8);
+        memcpy(xk, xs, 3 * n * 8);
+        memcpy(offk, off, ((size_t)ncells + 1) * 8);
+        if (kase == 0 || kase == 2)
+            xk[n + 300] = NAN;
+        if (kase <= 1) /* particle 100 moved to the cell of particle 500 (another, mostly) */
+            for (int a = 0; a < 3; a++)
+                xk[a * n + 100] =
+                    xs[a * n + (su_cell(&g, xs, n, 100) == su_cell(&g, xs, n, 500) ? 5 : 500)];
+        if (kase >= 2) /* a range that runs backwards */
+            offk[7] = offk[8] + 1;
+        for (int order = PARTILE_ORDER_BY_POINT; order <= PARTILE_ORDER_BY_CELL; order++) {
+            partile_transfer_t t = { &g, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, 1, NULL,
+                                     (partile_deposit_order_t)order };
+            partile_vectors_t hpos = { PARTILE_DTYPE_FLOAT64, { xk, xk + n, xk + 2 * n } };
+            int64_t want_bad = -1, bad = -1;
+            for (int64_t i = 0; i < total; i++)
+                f[i] = 1.0;
+            const int want = partile_deposit(ref, &t, n, &hpos, v, offk, f, &want_bad);
+            assert_true(want < 0);
+            partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64,
+                                      { stage(ctx, xk, n * 8), stage(ctx, xk + n, n * 8),
+                                        stage(ctx, xk + 2 * n, n * 8) } };
+            double *dv = stage(ctx, v, n * 8), *df = stage(ctx, NULL, (size_t)total * 8);
+            int64_t *doff = stage(ctx, offk, ((size_t)ncells + 1) * 8);
+            const int got = partile_deposit(ctx, &t, n, &pos, dv, doff, df, &bad);
+            if (got != want || bad != want_bad)
+                fail_msg("case %d order %d: status %d particle %lld, the reference's %d %lld", kase,
+                         order, got, (long long)bad, want, (long long)want_bad);
+            fetch(ctx, back, df, (size_t)total * 8);
+            for (int64_t i = 0; i < total; i++)
+                assert_true(((uint64_t *)back)[i] == 0xababababababababull);
+            for (int a = 0; a < 3; a++)
+                partile_free(ctx, (void *)pos.axis[a]);
+            partile_free(ctx, dv), partile_free(ctx, df), partile_free(ctx, doff);
+        }
+        free(xk), free(offk);
+    }
+    partile_context_destroy(ref);
+    free(x), free(v), free(off), free(cell), free(fill), free(xs), free(f), free(back);
 }
 
 /* Bad input: errors naming the particle, field and values untouched. */
@@ -337,7 +491,7 @@ static void scenario_deposit_errors(partile_context_t *ctx, uint64_t seed)
     partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { stage(ctx, x, n * 8), stage(ctx, x + n, n * 8) } };
     double *dv = stage(ctx, v, n * 8), *dsz = stage(ctx, sizes, n * 8);
     double *df = stage(ctx, NULL, (size_t)total * 8), *dgv = stage(ctx, NULL, n * 8);
-    partile_transfer_t t = { &g, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, 1, NULL };
+    partile_transfer_t t = { &g, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, 1, NULL, PARTILE_ORDER_BY_POINT };
     int64_t bad = -1;
     assert_int_equal(partile_deposit(ctx, &t, n, &pos, dv, NULL, df, &bad), PARTILE_ERROR_NOT_FINITE);
     assert_int_equal(bad, 321);

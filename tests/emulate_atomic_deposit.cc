@@ -71,7 +71,7 @@ static int run_case(int dim, const int64_t *cells, const int *periodic, int shap
     partile_context_t *ref = NULL;
     must(partile_context_create("reference", 0, &ref), "reference context");
     const double *sz = shape == PARTILE_SHAPE_OVERLAP ? sizes.data() : NULL;
-    partile_transfer_t tr = { &g, (partile_shape_t)shape, (partile_centering_t)centering, M, sz };
+    partile_transfer_t tr = { &g, (partile_shape_t)shape, (partile_centering_t)centering, M, sz, PARTILE_ORDER_BY_POINT };
     std::vector<double> want(total * M, 0.0), want_abs(total * M, 0.0), vabs(n1 * M);
     for (size_t i = 0; i < n1 * M; i++)
         vabs[i] = fabs(values[i]);

@@ -52,6 +52,7 @@ static constexpr size_t LINE_SMEM =
 double line_smem[LINE_SMEM];
 static const uint64_t LINE_JUNK = 0x7ff8dead0000beefull;
 static long long smem_overruns;
+static int corner_cases; /* runs of the by-cell corner passes */
 
 /* Before a launch: every word of line_smem the junk NaN. */
 static void smem_poison()
@@ -300,7 +301,7 @@ static int run_case(const spec &s, int cent, uint64_t seed)
         s.W == 1 ? PARTILE_SHAPE_NGP : s.W == 2 ? PARTILE_SHAPE_CIC : PARTILE_SHAPE_TSC;
     const int fractions = s.W != 1;
     const char *shape_name = s.W == 1 ? "NGP" : s.W == 2 ? "CIC" : "TSC";
-    partile_transfer_t tr = { &g, shape, centering, M, NULL };
+    partile_transfer_t tr = { &g, shape, centering, M, NULL, PARTILE_ORDER_BY_POINT };
     std::vector<double> added = y0, alone(total * M, 0.0);
     must(partile_deposit(ref, &tr, n, &spos, vs.data(), off.data(), added.data(), &bad),
          "reference deposit");
@@ -312,6 +313,13 @@ static int run_case(const spec &s, int cent, uint64_t seed)
         vabs[i] = fabs(vs[i]);
     must(partile_deposit(ref, &tr, n, &spos, vabs.data(), off.data(), alone_abs.data(), &bad),
          "reference deposit");
+    /* the by-cell order (PARTILE_ORDER_BY_CELL) into y0 */
+    partile_transfer_t tr_cell = tr;
+    tr_cell.order = PARTILE_ORDER_BY_CELL;
+    std::vector<double> added_by_cell = y0;
+    must(partile_deposit(ref, &tr_cell, n, &spos, vs.data(), off.data(), added_by_cell.data(),
+                         &bad),
+         "reference deposit by cell");
     std::vector<double> gathered(n1 * M); /* the reference gather of `added` */
     must(partile_gather(ref, &tr, n, &spos, added.data(), gathered.data(), &bad),
          "reference gather");
@@ -470,12 +478,59 @@ static int run_case(const spec &s, int cent, uint64_t seed)
         /* the generic sorted deposit (every other case) */
         if (add) {
             std::vector<double> yg = y0;
-            launch(3, 64, [&] { k_deposit_sorted(total, t, off.data(), vs.data(), yg.data()); });
+            launch(3, 64, [&] { k_deposit_sorted(total, t, off.data(), vs.data(), 0, yg.data()); });
             if (memcmp(want.data(), yg.data(), want.size() * sizeof(double)) != 0) {
                 printf("FAIL %s: k_deposit_sorted differs from the reference (%lld values)\n", what,
                        (long long)emu_differ(want.data(), yg.data(), total * M, &first));
                 fails++;
             }
+        }
+    }
+    /* the by-cell order: the generic kernel, and node CIC's two corner
+     * passes on 3-D grids (deposit_by_corners) */
+    {
+        int64_t first;
+        char what[160];
+        snprintf(what, sizeof what, "%s %s-centred %dd M %d n %zu", shape_name,
+                 node ? "node" : "cell", s.dim, M, n);
+        std::vector<double> yc = y0;
+        launch(3, 64, [&] { k_deposit_sorted(total, t, off.data(), vs.data(), 1, yc.data()); });
+        if (memcmp(added_by_cell.data(), yc.data(), yc.size() * sizeof(double)) != 0) {
+            printf("FAIL %s: k_deposit_sorted by cell differs from the reference (%lld values)\n",
+                   what, (long long)emu_differ(added_by_cell.data(), yc.data(), total * M, &first));
+            fails++;
+        }
+        if (s.W == 2 && node && s.dim == 3 && by_points && (M == 1 || M == 3)) {
+            std::vector<double> corners(8 * (size_t)ncells * M, NAN), yk = y0;
+            const long long nn = (long long)n;
+            ull words[4] = { NO_BAD, NO_BAD, NO_BAD, NO_BAD };
+            launch(3, CORNER_THREADS, [&] {
+                if (M == 1)
+                    k_cell_corner_sums<1>(ncells, t, off.data(), nn, vs.data(), words,
+                                          corners.data());
+                else
+                    k_cell_corner_sums<3>(ncells, t, off.data(), nn, vs.data(), words,
+                                          corners.data());
+            });
+            if (words[0] != NO_BAD || words[1] != NO_BAD || words[3] != NO_BAD) {
+                printf("FAIL %s: k_cell_corner_sums flagged %llx %llx %llx\n", what, words[0],
+                       words[1], words[3]);
+                fails++;
+            }
+            launch(3, 64, [&] {
+                if (M == 1)
+                    k_point_corner_sums<1>(total, t, corners.data(), ncells, yk.data());
+                else
+                    k_point_corner_sums<3>(total, t, corners.data(), ncells, yk.data());
+            });
+            if (memcmp(added_by_cell.data(), yk.data(), yk.size() * sizeof(double)) != 0) {
+                printf("FAIL %s: the corner passes differ from the reference by cell (%lld "
+                       "values)\n",
+                       what,
+                       (long long)emu_differ(added_by_cell.data(), yk.data(), total * M, &first));
+                fails++;
+            }
+            corner_cases++;
         }
     }
     /* the gather (any order; here the sorted particles) of the deposited
@@ -526,7 +581,11 @@ static int run_case(const spec &s, int cent, uint64_t seed)
     tg.gates = 2;
     std::vector<double> gv(n1 * M, NAN), yl = y0, yq = y0, ya = y0, ys = y0;
     launch(3, 64, [&] {
-        k_deposit_sorted(total, tg, off.data(), vs.data(), ys.data());
+        k_deposit_sorted(total, tg, off.data(), vs.data(), 1, ys.data());
+        if (s.W == 2 && node && s.dim == 3 && M == 3) {
+            std::vector<double> corners(8 * (size_t)ncells * M, 0.0);
+            k_point_corner_sums<3>(total, tg, corners.data(), ncells, ys.data());
+        }
         if (!fractions)
             return;
         gather_nodes_kernel(shape, M, centering, 1)(nn, tg, added.data(), gv.data());
@@ -639,5 +698,6 @@ int main(int argc, char **argv)
            runs, fails);
     printf("# %lld words of shared memory written past a line kernel launch's size\n",
            smem_overruns);
-    return fails != 0 || smem_overruns != 0;
+    printf("# %d runs of the by-cell corner passes\n", corner_cases);
+    return fails != 0 || smem_overruns != 0 || corner_cases == 0;
 }

@@ -67,7 +67,7 @@ int main(int argc, char **argv)
         mass_args m;
         memset(&m, 0, sizeof m);
         const partile_transfer_t tr = { &g, tsc ? PARTILE_SHAPE_TSC : PARTILE_SHAPE_CIC,
-                                        PARTILE_CENTERING_NODE, 3, NULL };
+                                        PARTILE_CENTERING_NODE, 3, NULL, PARTILE_ORDER_BY_POINT };
         const partile_vectors_t no_positions = { PARTILE_DTYPE_FLOAT64, { NULL, NULL, NULL } };
         m.t = make_transfer(&tr, &no_positions); /* the grid and 1/spacing, as mass_gpu.inc */
         m.ngroups = tsc ? 1 << dim : 1;

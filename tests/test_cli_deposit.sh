@@ -3,7 +3,8 @@
 #  - CIC deposits on 2-D and 3-D grids, periodic and not (stored index
 #    i + 1 there), against an independent NumPy CIC (np.add.at), tol 1e-12;
 #  - --sorted (partile_sort + partile_permute + the cell list) bitwise equal
-#    to the unsorted deposit, for every shape and both centerings;
+#    to the unsorted deposit, for every shape and both centerings; --sorted
+#    --order cell against NumPy too;
 #  - NGP, TSC and OVERLAP: the deposit conserves the sum of the values;
 #  - gather of a linear field: CIC and TSC reproduce it (up to rounding);
 #  - bad input: each case exits non-zero, says why on stderr and writes
@@ -77,6 +78,10 @@ cic() {
         --values "$tmp/$vals" $initarg --out "$tmp/$name-sorted.npy" --sorted "$@" || return
     cmp -s "$tmp/$name.npy" "$tmp/$name-sorted.npy" ||
         fail "$name: --sorted is not bitwise equal to the unsorted deposit"
+    # shellcheck disable=SC2086
+    run "$name-cell" deposit --backend reference --shape cic --positions "$tmp/$pos" \
+        --values "$tmp/$vals" $initarg --out "$tmp/$name-cell.npy" --sorted --order cell "$@" ||
+        return
     if ! "$py" - "$tmp" "$pos" "$vals" "$lower" "$upper" "$cells" "$periodic" "$init" "$name" <<'EOF'
 import sys, numpy as np
 d, pos, vals, lower, upper, cells, periodic, init, name = sys.argv[1:]
@@ -108,13 +113,16 @@ for corner in range(1 << dim):
     for a in reversed(range(dim)):                        # g = a + Px*(b + Py*c)
         g = g * npts[a] + idx[:, a]
     np.add.at(field, g, w[:, None] * v2)
-got = np.load(f"{d}/{name}.npy")
 want_shape = (field.shape[0],) if one_d else field.shape
-assert got.dtype == np.float64 and got.shape == want_shape, f"{got.dtype} {got.shape}, want {want_shape}"
-got = got.reshape(field.shape)
-err = np.max(np.abs(got - field))
 scale = max(1.0, np.max(np.abs(field)))
-assert err <= 1e-12 * scale, f"max |partile - numpy| = {err:.3g} (scale {scale:.3g})"
+for run in (name, name + "-cell"):   # the point order, then --sorted --order cell
+    got = np.load(f"{d}/{run}.npy")
+    assert got.dtype == np.float64 and got.shape == want_shape, f"{run}: {got.dtype} {got.shape}, want {want_shape}"
+    got = got.reshape(field.shape)
+    err = np.max(np.abs(got - field))
+    assert err <= 1e-12 * scale, f"{run}: max |partile - numpy| = {err:.3g} (scale {scale:.3g})"
+got = np.load(f"{d}/{name}.npy").reshape(field.shape)
+err = np.max(np.abs(got - field))
 assert np.allclose(got.sum(axis=0), v2.sum(axis=0) + (np.load(f"{d}/{init}").reshape(field.shape).sum(axis=0) if init != "-" else 0), atol=1e-11)
 print(f"ok: {name}: {len(x)} particles, {field.shape[0]} points x {m}, max diff {err:.2g}")
 EOF
@@ -235,6 +243,7 @@ V2="--values $tmp/v2.npy"
 {
 bad missing-values 2 deposit "missing --values" $g2 $P2 --shape cic
 bad missing-shape 2 deposit "missing --shape" $g2 $P2 $V2
+bad order 2 deposit "--order needs point or cell" $g2 $P2 $V2 --shape cic --sorted --order z
 bad grid-rows 1 deposit "grid has 55 rows, the field needs 56 points" $g2 $P2 $V2 --shape cic \
     --grid "$tmp/g2short.npy"
 bad grid-columns 1 deposit "columns" $g2 $P2 $V2 --shape cic --grid "$tmp/g2cols.npy"

@@ -12,6 +12,8 @@ static partile_context_t *ref(void)
 
 static void test_all(void **state) { (void)state; partile_context_t *c = ref(); scenario_deposit_all(c, 11); partile_context_destroy(c); }
 static void test_polynomials(void **state) { (void)state; partile_context_t *c = ref(); scenario_gather_polynomials(c, 12); partile_context_destroy(c); }
+static void test_sorted_errors(void **state) { (void)state; partile_context_t *c = ref(); scenario_deposit_sorted_errors(c, 14); partile_context_destroy(c); }
+static void test_orders(void **state) { (void)state; partile_context_t *c = ref(); scenario_deposit_orders(c); partile_context_destroy(c); }
 static void test_errors(void **state) { (void)state; partile_context_t *c = ref(); scenario_deposit_errors(c, 13); partile_context_destroy(c); }
 
 /* A particle straddling two cells (1-D) and eight cells (3-D), by hand. */
@@ -42,7 +44,7 @@ static void test_overlap_by_hand(void **state)
     int64_t pts[3], total;
     partile_field_shape(&g, PARTILE_CENTERING_CELL, pts, &total);
     double *f = calloc((size_t)total, 8);
-    partile_transfer_t t = { &g, PARTILE_SHAPE_OVERLAP, PARTILE_CENTERING_CELL, 1, &d };
+    partile_transfer_t t = { &g, PARTILE_SHAPE_OVERLAP, PARTILE_CENTERING_CELL, 1, &d, PARTILE_ORDER_BY_POINT };
     assert_int_equal(partile_deposit(ctx, &t, 1, &pos, &v, NULL, f, NULL), 0);
     /* x: [1.875, 2.375] → cell 1: 0.125/0.5 = 1/4, cell 2: 3/4;
      * y: [1.625, 2.125] → cell 1: 3/4, cell 2: 1/4; z: 1/2 and 1/2 */
@@ -136,6 +138,8 @@ int main(void)
         cmocka_unit_test(test_all),
         cmocka_unit_test(test_polynomials),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_orders),
+        cmocka_unit_test(test_sorted_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

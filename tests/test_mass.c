@@ -275,7 +275,7 @@ static void test_omega_from_bfield(void **state)
             B[e] = 2 * su_uniform(&rng) - 1;
         const double beta_c = 0.37;
         partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { P.x, P.x + P.n, P.x + 2 * P.n } };
-        partile_transfer_t t = { &P.g, (partile_shape_t)shape, PARTILE_CENTERING_NODE, 3, NULL };
+        partile_transfer_t t = { &P.g, (partile_shape_t)shape, PARTILE_CENTERING_NODE, 3, NULL, PARTILE_ORDER_BY_POINT };
         assert_int_equal(partile_gather(ctx, &t, P.n, &pos, B, Bp, NULL), 0);
         for (size_t i = 0; i < P.n; i++)
             for (int a = 0; a < 3; a++)

@@ -299,7 +299,7 @@ static int transfer_case(partile_context_t *ctx, partile_context_t *ref, const p
         TRY(stage(c, f0, fb, &dfield));
         TRY(stage(c, so.off, (size_t)(ncells + 1) * 8, &doff));
         TRY(stage(c, NULL, vb, &dout));
-        partile_transfer_t t = { g, shape, cent, m, shape == PARTILE_SHAPE_OVERLAP ? dsz : NULL };
+        partile_transfer_t t = { g, shape, cent, m, shape == PARTILE_SHAPE_OVERLAP ? dsz : NULL, PARTILE_ORDER_BY_POINT };
         TRY(partile_deposit(c, &t, n, &s.pos, dv, doff, dfield, NULL));
         TRY(fetch(c, fsorted, dfield, fb));
         TRY(partile_gather(c, &t, n, &s.pos, dfield, dout, NULL));

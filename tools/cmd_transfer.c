@@ -21,15 +21,16 @@ int cmd_transfer(int argc, char **argv, int is_deposit)
     grid_opts go;
     grid_opts_init(&go);
     const char *shape_arg = NULL, *centering_arg = "node", *sizes_path = NULL;
-    const char *values_path = NULL, *grid_path = NULL, *out = NULL;
+    const char *values_path = NULL, *grid_path = NULL, *out = NULL, *order_arg = "point";
     int sorted = 0;
     const cli_option opts[] = {
         { "--shape", &shape_arg, NULL },       { "--centering", &centering_arg, NULL },
         { "--sizes", &sizes_path, NULL },      { "--grid", &grid_path, NULL },
         { "--out", &out, NULL },               { "--values", &values_path, NULL }, /* deposit only */
         { "--sorted", NULL, &sorted },                                             /* deposit only */
+        { "--order", &order_arg, NULL },                                           /* deposit only */
     };
-    if (parse_options(cmd, &go, argc, argv, opts, is_deposit ? 7 : 5))
+    if (parse_options(cmd, &go, argc, argv, opts, is_deposit ? 8 : 5))
         return 2;
     {
         const char *const need[5] = { go.cells_arg, go.positions, shape_arg,
@@ -65,6 +66,15 @@ int cmd_transfer(int argc, char **argv, int is_deposit)
     else {
         fprintf(stderr, "partile %s: --centering needs node or cell, got \"%s\"\n", cmd,
                 centering_arg);
+        return 2;
+    }
+    partile_deposit_order_t order;
+    if (!strcmp(order_arg, "point"))
+        order = PARTILE_ORDER_BY_POINT;
+    else if (!strcmp(order_arg, "cell"))
+        order = PARTILE_ORDER_BY_CELL;
+    else {
+        fprintf(stderr, "partile %s: --order needs point or cell, got \"%s\"\n", cmd, order_arg);
         return 2;
     }
     if (shape == PARTILE_SHAPE_OVERLAP && !sizes_path) {
@@ -197,6 +207,7 @@ int cmd_transfer(int argc, char **argv, int is_deposit)
     t.centering = centering;
     t.components = m;
     t.sizes = d_sizes;
+    t.order = order;
 
     int64_t bad = -1;
     double t0 = now_s();

@@ -25,10 +25,18 @@
  *
  * Values are row-major: particle values (n × m), field (points × m).
  *
- * Order (the bitwise specification). Deposit: for each grid point the
- * contributions are summed from 0 as acc = fma(W, v, acc), visiting the
- * particles by cell in increasing cell index and, inside a cell, in
- * particle order; then field[g] = field[g] + acc. Gather: for each particle,
+ * Order (the bitwise specification). Deposit, PARTILE_ORDER_BY_POINT (the
+ * default): for each grid point the contributions are summed from 0 as
+ * acc = fma(W, v, acc), visiting the particles by cell in increasing cell
+ * index and, inside a cell, in particle order; then field[g] = field[g] +
+ * acc. PARTILE_ORDER_BY_CELL: for each cell c and point g, P(c, g) is that
+ * chain from 0 over c's particles alone; the point's sum nests one sum per
+ * axis, x innermost: acc = Σ_z (Σ_y (Σ_x P)), each Σ from 0 as s = s + t
+ * over the cells along that axis in increasing (wrapped) index; then field[g]
+ * = field[g] + acc. (Cells that do not reach g add an exact 0, so the sums
+ * may run over any window that holds those that do.) A cell's particles are
+ * independent of other cells' there, which lets a GPU read each particle
+ * once; the two orders round differently. Gather: for each particle,
  * acc = fma(W, field[g], acc) from 0 over its stencil, z outermost, x
  * innermost, each axis from its lowest point up. Every backend computes the
  * weights with the same shared code, so in FP64 results are bitwise equal
@@ -58,6 +66,13 @@ typedef enum partile_centering {
     PARTILE_CENTERING_CELL = 1
 } partile_centering_t;
 
+/* The deposit's summation order (above); both are bitwise in FP64 on the
+ * sorted path. */
+typedef enum partile_deposit_order {
+    PARTILE_ORDER_BY_POINT = 0,
+    PARTILE_ORDER_BY_CELL = 1
+} partile_deposit_order_t;
+
 #define PARTILE_MAX_COMPONENTS 16
 
 /* Points per axis (points[dim..2] = 1) and in total for a grid. */
@@ -71,6 +86,7 @@ typedef struct partile_transfer {
     partile_centering_t centering;
     int components;        /* m, 1 … PARTILE_MAX_COMPONENTS */
     const double *sizes;   /* OVERLAP: d_p per particle (context memory); else NULL */
+    partile_deposit_order_t order; /* deposit only; 0 (zero-initialised): BY_POINT */
 } partile_transfer_t;
 
 /* Deposit (adds into field: every point becomes field[g] + acc, so a −0
