@@ -18,12 +18,14 @@ enum {
     PARTILE_BIN_NOT_SORTED = 3 /* used by the re-sort's input check */
 };
 
-static inline PARTILE_HD int partile_axis_cell(double x, double lower, double spacing,
-                                               int64_t cells, int periodic, int64_t *cell)
+/* partile_axis_cell with s = (x − lower) / spacing given (a caller that
+ * also needs s divides once). */
+static inline PARTILE_HD int partile_axis_cell_at(double x, double s, int64_t cells,
+                                                  int periodic, int64_t *cell)
 {
     if (!(x - x == 0.0)) /* NaN or ±inf */
         return PARTILE_BIN_NOT_FINITE;
-    const double f = floor((x - lower) / spacing);
+    const double f = floor(s);
     if (periodic) {
         if (f >= 0.0 && f < (double)cells) { /* inside: no 64-bit modulo */
             *cell = (int64_t)f;
@@ -39,6 +41,12 @@ static inline PARTILE_HD int partile_axis_cell(double x, double lower, double sp
         return PARTILE_BIN_OUT_OF_DOMAIN;
     *cell = (int64_t)f;
     return PARTILE_BIN_OK;
+}
+
+static inline PARTILE_HD int partile_axis_cell(double x, double lower, double spacing,
+                                               int64_t cells, int periodic, int64_t *cell)
+{
+    return partile_axis_cell_at(x, (x - lower) / spacing, cells, periodic, cell);
 }
 
 /* Cell index c = i + nx·(j + ny·k) of the position x[0..dim). */

@@ -505,12 +505,13 @@ static int run_case(const spec &s, int cent, uint64_t seed)
             const long long nn = (long long)n;
             ull words[4] = { NO_BAD, NO_BAD, NO_BAD, NO_BAD };
             launch(3, CORNER_THREADS, [&] {
+                /* batches of 32 and 16 (several per cell at 40 and 150 per cell) */
                 if (M == 1)
-                    k_cell_corner_sums<1>(ncells, t, off.data(), nn, vs.data(), words,
-                                          corners.data());
+                    k_cell_corner_sums<1, 4>(ncells, t, off.data(), nn, vs.data(), words,
+                                             corners.data());
                 else
-                    k_cell_corner_sums<3>(ncells, t, off.data(), nn, vs.data(), words,
-                                          corners.data());
+                    k_cell_corner_sums<3, 2>(ncells, t, off.data(), nn, vs.data(), words,
+                                             corners.data());
             });
             if (words[0] != NO_BAD || words[1] != NO_BAD || words[3] != NO_BAD) {
                 printf("FAIL %s: k_cell_corner_sums flagged %llx %llx %llx\n", what, words[0],
