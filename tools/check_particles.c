@@ -270,10 +270,12 @@ static int transfer_case(partile_context_t *ctx, partile_context_t *ref, const p
     const size_t fb = (size_t)total * m * 8, vb = n * m * 8;
     double *x = malloc(3 * n * 8), *v = malloc(vb), *sz = malloc(n * 8), *f0 = malloc(fb);
     double *fr = malloc(fb), *fg = malloc(fb), *gr = malloc(vb), *gg = malloc(vb), *fu = malloc(fb);
+    double *fcr = malloc(fb), *fcg = malloc(fb); /* sorted, in the by-cell order */
     sort_out so;
     memset(&so, 0, sizeof so);
     int st = 0;
-    if (!x || !v || !sz || !f0 || !fr || !fg || !gr || !gg || !fu || alloc_out(&so, ncells, n)) {
+    if (!x || !v || !sz || !f0 || !fr || !fg || !gr || !gg || !fu || !fcr || !fcg ||
+        alloc_out(&so, ncells, n)) {
         st = PARTILE_ERROR_OUT_OF_MEMORY;
         goto out;
     }
@@ -304,6 +306,13 @@ static int transfer_case(partile_context_t *ctx, partile_context_t *ref, const p
         TRY(fetch(c, fsorted, dfield, fb));
         TRY(partile_gather(c, &t, n, &s.pos, dfield, dout, NULL));
         TRY(fetch(c, gath, dout, vb));
+        {
+            partile_transfer_t tc = t;
+            tc.order = PARTILE_ORDER_BY_CELL;
+            TRY(partile_memcpy(c, dfield, f0, fb, PARTILE_COPY_HOST_TO_DEVICE));
+            TRY(partile_deposit(c, &tc, n, &s.pos, dv, doff, dfield, NULL));
+            TRY(fetch(c, pass ? fcr : fcg, dfield, fb));
+        }
         if (pass == 0) { /* the unsorted (any-order) deposit on the backend */
             TRY(partile_memcpy(c, dfield, f0, fb, PARTILE_COPY_HOST_TO_DEVICE));
             TRY(partile_deposit(c, &t, n, &s.pos, dv, NULL, dfield, NULL));
@@ -322,6 +331,12 @@ static int transfer_case(partile_context_t *ctx, partile_context_t *ref, const p
         r->mismatches++;
         fprintf(log, "    deposit (sorted) shape %d centering %d dim %d: field[%lld] = %a, reference %a\n",
                 (int)shape, (int)cent, g->dim, d, fg[d], fr[d]);
+    }
+    r->cases++;
+    if ((d = first_diff(fcg, fcr, (size_t)total * m)) >= 0) {
+        r->mismatches++;
+        fprintf(log, "    deposit (sorted, by cell) shape %d centering %d dim %d: field[%lld] = %a, "
+                     "reference %a\n", (int)shape, (int)cent, g->dim, d, fcg[d], fcr[d]);
     }
     /* any order: within 1e-12 of |f0| + Σ|v| (a bound on Σ W|v|) */
     r->cases++;
@@ -344,6 +359,7 @@ static int transfer_case(partile_context_t *ctx, partile_context_t *ref, const p
     }
 out:
     free(x), free(v), free(sz), free(f0), free(fr), free(fg), free(gr), free(gg), free(fu);
+    free(fcr), free(fcg);
     free_out(&so);
     return st;
 }
