@@ -52,15 +52,26 @@ static void load_x(const partile_vectors_t *pos, int dim, int64_t p, double x[3]
         x[a] = a < dim ? partile_vector_at(pos, a, p) : 0.0;
 }
 
-static void particle_stencil(const partile_transfer_t *t, const partile_vectors_t *pos, int64_t p,
-                             partile_stencil_1d s[3])
+/* Particle p's stencil entries in the specified order (z outermost, x
+ * innermost, each axis from its lowest point up): each one's stored point
+ * and weight (w_x · w_y) · w_z. Returns their count (at most 27). */
+static int stencil_entries(const partile_transfer_t *t, const partile_vectors_t *pos, int64_t p,
+                           int64_t point[27], double weight[27])
 {
     double x[3];
     int64_t c;
-    for (int a = 0; a < 3; a++)
-        s[a] = (partile_stencil_1d){ 0, 0, { 0, 0, 0 } };
+    partile_stencil_1d s[3] = { { 0, 0, { 0, 0, 0 } }, { 0, 0, { 0, 0, 0 } },
+                                { 0, 0, { 0, 0, 0 } } };
     load_x(pos, t->grid->dim, p, x);
     partile_particle_stencil(t->grid, t->shape, t->centering, x, size_of(t, p), s, &c);
+    int e = 0;
+    for (int zc = 0; zc < s[2].count; zc++)
+        for (int yc = 0; yc < s[1].count; yc++)
+            for (int xc = 0; xc < s[0].count; xc++, e++) {
+                weight[e] = (s[0].w[xc] * s[1].w[yc]) * s[2].w[zc];
+                point[e] = point_of(t->grid, t->centering, s, xc, yc, zc);
+            }
+    return e;
 }
 
 /* PARTILE_ORDER_BY_CELL (include/partile/deposit.h): the particles visited
@@ -96,22 +107,20 @@ static int sum_by_cell(const partile_transfer_t *t, size_t n, const partile_vect
         int64_t nt = 0;
         for (; k < n && cell[order[k]] == c; k++) {
             const int64_t p = order[k];
-            partile_stencil_1d s[3];
-            particle_stencil(t, pos, p, s);
-            for (int zc = 0; zc < s[2].count; zc++)
-                for (int yc = 0; yc < s[1].count; yc++)
-                    for (int xc = 0; xc < s[0].count; xc++) {
-                        const double w = (s[0].w[xc] * s[1].w[yc]) * s[2].w[zc];
-                        const int64_t gi = point_of(g, t->centering, s, xc, yc, zc);
-                        if (stamp[gi] != c) { /* the cell's first entry on gi */
-                            stamp[gi] = c;
-                            touched[nt++] = gi;
-                            for (int j = 0; j < m; j++)
-                                part[gi * m + j] = 0.0;
-                        }
-                        for (int j = 0; j < m; j++)
-                            part[gi * m + j] = fma(w, values[p * m + j], part[gi * m + j]);
-                    }
+            int64_t point[27];
+            double w[27];
+            const int ne = stencil_entries(t, pos, p, point, w);
+            for (int e = 0; e < ne; e++) {
+                const int64_t gi = point[e];
+                if (stamp[gi] != c) { /* the cell's first entry on gi */
+                    stamp[gi] = c;
+                    touched[nt++] = gi;
+                    for (int j = 0; j < m; j++)
+                        part[gi * m + j] = 0.0;
+                }
+                for (int j = 0; j < m; j++)
+                    part[gi * m + j] = fma(w[e], values[p * m + j], part[gi * m + j]);
+            }
         }
         const int64_t row = c / nx, plane = row / ny;
         for (int64_t e = 0; e < nt; e++) {
@@ -180,16 +189,12 @@ int partile_deposit_ref(const partile_transfer_t *t, size_t n, const partile_vec
         /* particles by cell, in order; each point's sum in that order */
         for (size_t k = 0; k < n; k++) {
             const int64_t p = order[k];
-            partile_stencil_1d s[3];
-            particle_stencil(t, pos, p, s);
-            for (int zc = 0; zc < s[2].count; zc++)
-                for (int yc = 0; yc < s[1].count; yc++)
-                    for (int xc = 0; xc < s[0].count; xc++) {
-                        const double w = (s[0].w[xc] * s[1].w[yc]) * s[2].w[zc];
-                        const int64_t gi = point_of(g, t->centering, s, xc, yc, zc);
-                        for (int j = 0; j < m; j++)
-                            acc[gi * m + j] = fma(w, values[p * m + j], acc[gi * m + j]);
-                    }
+            int64_t point[27];
+            double w[27];
+            const int ne = stencil_entries(t, pos, p, point, w);
+            for (int e = 0; e < ne; e++)
+                for (int j = 0; j < m; j++)
+                    acc[point[e] * m + j] = fma(w[e], values[p * m + j], acc[point[e] * m + j]);
         }
     }
 #pragma omp parallel for schedule(static)
@@ -219,19 +224,12 @@ int partile_gather_ref(const partile_transfer_t *t, size_t n, const partile_vect
         return st;
 #pragma omp parallel for schedule(static)
     for (int64_t p = 0; p < (int64_t)n; p++) {
-        double x[3], acc[PARTILE_MAX_COMPONENTS] = { 0 };
-        partile_stencil_1d s[3] = { { 0, 0, { 0, 0, 0 } } };
-        int64_t c;
-        load_x(pos, g->dim, p, x);
-        partile_particle_stencil(g, t->shape, t->centering, x, size_of(t, p), s, &c);
-        for (int zc = 0; zc < s[2].count; zc++)
-            for (int yc = 0; yc < s[1].count; yc++)
-                for (int xc = 0; xc < s[0].count; xc++) {
-                    const double w = (s[0].w[xc] * s[1].w[yc]) * s[2].w[zc];
-                    const int64_t gi = point_of(g, t->centering, s, xc, yc, zc);
-                    for (int j = 0; j < m; j++)
-                        acc[j] = fma(w, field[gi * m + j], acc[j]);
-                }
+        double acc[PARTILE_MAX_COMPONENTS] = { 0 }, w[27];
+        int64_t point[27];
+        const int ne = stencil_entries(t, pos, p, point, w);
+        for (int e = 0; e < ne; e++)
+            for (int j = 0; j < m; j++)
+                acc[j] = fma(w[e], field[point[e] * m + j], acc[j]);
         for (int j = 0; j < m; j++)
             values[p * m + j] = acc[j];
     }
