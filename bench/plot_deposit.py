@@ -31,7 +31,8 @@ out = args[-1]
 rows = {r["name"]: r["value"] for r in data["results"]}
 series = {
     "deposit, unsorted (atomics)": "deposit_unsorted_seconds",
-    "deposit, sorted (bitwise)": "deposit_sorted_seconds",
+    "deposit, sorted by point (bitwise)": "deposit_sorted_seconds",
+    "deposit, sorted by cell (bitwise)": "deposit_sorted_by_cell_seconds",
     "gather, random order": "gather_seconds",
     "gather, sorted": "gather_sorted_seconds",
 }
