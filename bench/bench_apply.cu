@@ -13,6 +13,11 @@
  *   - matrix-free-device: partile_mass_apply_matfree (FP64; its two paths,
  *     composed and fused, also timed directly) and _f32 (FP32 positions,
  *     charges, ω, x, y);
+ *   - matrix-free-device by cell: partile_mass_apply_matfree with
+ *     params.order = PARTILE_ORDER_BY_CELL (FP64; CIC only, whose 3-D grids
+ *     take the by-cell deposit's two passes; TSC by cell takes the generic
+ *     kernel and is not timed), bitwise against the reference's by-cell
+ *     result where the reference runs (column bitc);
  * the assembly time (partile_mass_assemble on the CUDA context; on the
  * reference backend if CUDA has none, then said in the output), and the
  * break-even number of applications above which assembling pays:
@@ -22,6 +27,7 @@
  * depend on ppc, so the sparse rows are timed once per shape and kind (on
  * the first ppc's values) and repeated.
  * usage: bench_apply [--json FILE] [--side S] [--ppc LIST] [--ref-max N] [--budget S]
+ *                    [--shapes cic|tsc|cic,tsc]
  * (--budget: cases that would start later than S seconds in are skipped,
  * and say so). */
 #include <math.h>
@@ -305,6 +311,7 @@ int main(int argc, char **argv)
     int side = 64;
     double ref_max = 2.2e6, budget = 1e30; /* seconds after which cases are skipped */
     std::vector<int> ppcs = { 1, 2, 4, 8, 16, 32, 64, 128 };
+    int cic_rows = 1, tsc_rows = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json_path = argv[++i];
@@ -318,9 +325,13 @@ int main(int argc, char **argv)
             ppcs.clear();
             for (char *s = strtok(argv[++i], ","); s; s = strtok(NULL, ","))
                 ppcs.push_back(atoi(s));
+        } else if (!strcmp(argv[i], "--shapes") && i + 1 < argc) {
+            const char *v = argv[++i];
+            cic_rows = strstr(v, "cic") != NULL;
+            tsc_rows = strstr(v, "tsc") != NULL;
         } else {
             fprintf(stderr, "usage: bench_apply [--json FILE] [--side S] [--ppc LIST] [--ref-max N] "
-                            "[--budget SECONDS]\n");
+                            "[--budget SECONDS] [--shapes cic|tsc|cic,tsc]\n");
             return 2;
         }
     }
@@ -350,9 +361,9 @@ int main(int argc, char **argv)
            gpu_assembles ? "" : " (the CUDA backend has no mass_assemble in this build: timed on the host)");
     printf("GDofs/s (roofline fraction): sparse-host, cuSPARSE, assembled canonical, matrix-free; "
            "FP64 | FP32; asm = assembly ms; brk = break-even applications\n");
-    printf("%3s %3s %4s %9s | %12s %12s %12s %12s %6s %6s | %12s %12s %12s | %9s %8s %7s %4s\n", "shp",
-           "knd", "ppc", "relerr", "host64", "cusp64", "canon64", "mfree64", "cmp", "fused", "host32",
-           "cusp32", "mfree32", "f32err", "asm ms", "brk", "bit");
+    printf("%3s %3s %4s %9s | %12s %12s %12s %12s %6s %6s %12s | %12s %12s %12s | %9s %8s %7s %4s %4s\n",
+           "shp", "knd", "ppc", "relerr", "host64", "cusp64", "canon64", "mfree64", "cmp", "fused",
+           "mfcell64", "host32", "cusp32", "mfree32", "f32err", "asm ms", "brk", "bit", "bitc");
     if (jf) {
         bench_json_row(&j, "copy_bandwidth", bw, "B/s", -1, "");
         bench_json_row(&j, "host_copy_bandwidth", hbw, "B/s", -1, "");
@@ -360,6 +371,8 @@ int main(int argc, char **argv)
     }
     for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
         for (int kind = 0; kind < 2; kind++) {
+            if (!(shape == PARTILE_SHAPE_CIC ? cic_rows : tsc_rows))
+                continue;
             const int m = kind ? 3 : 1;
             partile_grid_t grid = bench_unit_cube(side);
             const int64_t cells = (int64_t)side * side * side;
@@ -439,6 +452,17 @@ int main(int argc, char **argv)
                 const double t_fused = time_path(stream, sms, &ws, &a, PARTILE_GPU_APPLY_FUSED, 5);
                 PK(partile_memcpy(ctx, y_tmp.data(), a.y, rows * 8, PARTILE_COPY_DEVICE_TO_HOST));
                 bitwise &= memcmp(y_tmp.data(), y_mf.data(), rows * 8) == 0;
+                /* by cell (CIC): the public call */
+                partile_timing_t tcell;
+                tcell.median_s = -1;
+                std::vector<double> y_cell(rows);
+                const int time_cell = shape == PARTILE_SHAPE_CIC;
+                if (time_cell) {
+                    a.p.order = PARTILE_ORDER_BY_CELL;
+                    PK(partile_time(ctx, do_matfree, &a, 1, 5, &tcell));
+                    PK(partile_memcpy(ctx, y_cell.data(), a.y, rows * 8, PARTILE_COPY_DEVICE_TO_HOST));
+                    a.p.order = PARTILE_ORDER_BY_POINT;
+                }
                 PK(partile_time(ctx, do_matfree_f32, &a, 1, 5, &tmf32));
                 PK(partile_memcpy(ctx, y32.data(), a.yf, rows * 4, PARTILE_COPY_DEVICE_TO_HOST));
                 double num = 0, den = 0;
@@ -478,12 +502,13 @@ int main(int argc, char **argv)
                 } else {
                     have_asm = 0;
                 }
-                double relerr = -1, t_asm_apply = -1, brk = -1;
+                double relerr = -1, relerr_cell = -1, t_asm_apply = -1, brk = -1;
                 if (have_asm) {
                     PK(partile_time(ctx, do_assembled, &a, 1, 5, &tasm_apply));
                     t_asm_apply = tasm_apply.median_s;
                     PK(partile_memcpy(ctx, y_asm.data(), a.y, rows * 8, PARTILE_COPY_DEVICE_TO_HOST));
                     relerr = rel_err(y_mf.data(), y_asm.data(), rows);
+                    relerr_cell = time_cell ? rel_err(y_cell.data(), y_asm.data(), rows) : -1;
                     brk = tmf.median_s > t_asm_apply ? tasm.median_s / (tmf.median_s - t_asm_apply) : INFINITY;
                     if (!have_sparse) {
                         sp_t = time_sparse(ctx, sp, stream, &a, &L, m, y_asm.data());
@@ -491,7 +516,7 @@ int main(int argc, char **argv)
                     }
                 }
                 /* against the reference backend (smaller cases) */
-                const char *bit = bitwise ? "ok" : "DIFF";
+                const char *bit = bitwise ? "ok" : "DIFF", *bitc = time_cell ? "-" : "n/a";
                 if ((double)n <= ref_max && host_copy) {
                     std::vector<double> hx(rows), hy(rows), hs(L.entries);
                     PK(partile_memcpy(ctx, hx.data(), a.x, rows * 8, PARTILE_COPY_DEVICE_TO_HOST));
@@ -506,6 +531,12 @@ int main(int argc, char **argv)
                         ok &= memcmp(hy.data(), y_asm.data(), rows * 8) == 0;
                     }
                     bit = !bitwise ? "DIFF" : ok ? "REF" : "RDIF";
+                    if (time_cell) {
+                        h.p.order = PARTILE_ORDER_BY_CELL;
+                        PK(do_matfree(ref, &h));
+                        h.p.order = PARTILE_ORDER_BY_POINT;
+                        bitc = memcmp(hy.data(), y_cell.data(), rows * 8) == 0 ? "REF" : "RDIF";
+                    }
                 }
                 const double b64 = n * (24.0 + 8.0 + (kind ? 24.0 : 0.0)) + 8.0 * (cells + 1) + 16.0 * rows;
                 const double b32 = n * (12.0 + 4.0 + (kind ? 12.0 : 0.0)) + 8.0 * (cells + 1) + 8.0 * rows;
@@ -514,14 +545,15 @@ int main(int argc, char **argv)
                 const char *sn = shape == PARTILE_SHAPE_CIC ? "cic" : "tsc";
                 const char *kn = kind ? "ten" : "sca";
 #define GR(t, bytes, ceil) (t) > 0 ? dofs / (t) : 0.0, (t) > 0 ? (bytes) / (ceil) / (t) : 0.0
-                printf("%3s %3s %4d %9.2e | %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) %6.2f %6.2f | "
-                       "%6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) | %9.2e %8.2f %7.1f %4s\n",
+                printf("%3s %3s %4d %9.2e | %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) %6.2f %6.2f "
+                       "%6.2f(%3.2f) | %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) | %9.2e %8.2f %7.1f %4s %4s\n",
                        sn, kn, ppc, relerr, GR(have_sparse ? sp_t.host64 : -1, sp_t.hbytes64, hbw),
                        GR(have_sparse ? sp_t.dev64 : -1, sp_t.dbytes64, bw), GR(t_asm_apply, basm, bw),
                        GR(tmf.median_s, b64, bw), dofs / t_comp, dofs / t_fused,
+                       GR(tcell.median_s, b64, bw),
                        GR(have_sparse ? sp_t.host32 : -1, sp_t.hbytes32, hbw),
                        GR(have_sparse ? sp_t.dev32 : -1, sp_t.dbytes32, bw), GR(tmf32.median_s, b32, bw),
-                       f32err, have_asm ? tasm.median_s * 1e3 : -1.0, brk, bit);
+                       f32err, have_asm ? tasm.median_s * 1e3 : -1.0, brk, bit, bitc);
                 fflush(stdout);
                 if (jf) {
                     char name[160];
@@ -534,6 +566,14 @@ int main(int argc, char **argv)
                     ROW("matfree_fp64_composed_seconds", t_comp, "s", b64 / bw / t_comp, "roofline");
                     ROW("matfree_fp64_fused_seconds", t_fused, "s", b64 / bw / t_fused, "roofline");
                     ROW("matfree_fp32_seconds", tmf32.median_s, "s", b32 / bw / tmf32.median_s, "roofline");
+                    if (time_cell) {
+                        ROW("matfree_fp64_by_cell_seconds", tcell.median_s, "s",
+                            b64 / bw / tcell.median_s, "roofline");
+                        ROW("by_cell_bitwise_vs_reference", !strcmp(bitc, "REF") ? 1.0 : !strcmp(bitc, "-") ? -1.0 : 0.0,
+                            "1", -1, "");
+                        if (have_asm)
+                            ROW("relerr_matfree_by_cell_vs_assembled", relerr_cell, "1", -1, "");
+                    }
                     ROW("fp32_vs_fp64_relerr", f32err, "1", -1, "");
                     ROW("bitwise", bitwise ? 1.0 : 0.0, "1", -1, "");
                     if (have_asm) {

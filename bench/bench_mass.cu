@@ -165,7 +165,7 @@ int main(int argc, char **argv)
                 PK(partile_malloc(ctx, L.entries * 8, (void **)&a.storage));
                 a.p = (partile_mass_params_t){ &grid, (partile_shape_t)shape,
                                                (partile_mass_kind_t)kind, 1.0, 0, NULL, 0.0,
-                                               PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64 };
+                                               PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64, PARTILE_ORDER_BY_POINT };
                 const int tsc = shape == PARTILE_SHAPE_TSC;
                 const double work = (double)n * (tsc ? 27 * 27 : 64) * (kind ? 9 : 1);
                 const int reps = work > 4e10 ? 1 : 3;

@@ -18,6 +18,9 @@ int partile_mass_apply_matfree(partile_context_t *ctx, const partile_mass_params
     int st = partile_mass_layout(p->grid, p->shape, p->kind, &L);
     if (st < 0)
         return st;
+    if (p->order != PARTILE_ORDER_BY_POINT && p->order != PARTILE_ORDER_BY_CELL)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "matrix-free apply order %d",
+                            (int)p->order);
     if ((st = partile_mass_check_particles(p, n, pos, omega)) < 0)
         return st;
     if (!ctx->ops->mass_apply_matfree)
@@ -58,6 +61,10 @@ int partile_mass_apply_matfree_f32(partile_context_t *ctx, const partile_mass_pa
     int st = partile_mass_layout(p->grid, p->shape, p->kind, &L);
     if (st < 0)
         return st;
+    if (p->order != PARTILE_ORDER_BY_POINT)
+        return partile_fail(PARTILE_ERROR_UNSUPPORTED,
+                            "the FP32 matrix-free apply has the point order only (order %d)",
+                            (int)p->order);
     /* the FP64 checks, with ω as FLOAT32 arrays */
     partile_vectors_t om64 = { PARTILE_DTYPE_FLOAT64, { NULL, NULL, NULL } };
     if (omega && p->kind == PARTILE_MASS_TENSOR && n > 0 &&

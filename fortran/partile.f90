@@ -75,6 +75,7 @@ module partile
      integer(c_int) :: mode = 0 ! 0 bitwise, 1 relaxed
      integer(c_int) :: algorithm = 0 ! 0 tiles, 1 FMA per cell, 2 unsorted atomics
      integer(c_int) :: precision = 0 ! 0 FP64, 1 TF32
+     integer(c_int) :: order = 0 ! matrix-free apply's deposit: 0 by point, 1 by cell
   end type partile_mass_params_t
 
   type, bind(C), public :: partile_pair_params_t

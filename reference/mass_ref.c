@@ -223,7 +223,7 @@ int partile_mass_apply_matfree_ref(const partile_mass_params_t *p, size_t n,
     partile_mass_layout_t L;
     partile_mass_layout(p->grid, p->shape, p->kind, &L);
     const int m = p->kind == PARTILE_MASS_TENSOR ? 3 : 1;
-    partile_transfer_t t = { p->grid, p->shape, PARTILE_CENTERING_NODE, m, NULL, PARTILE_ORDER_BY_POINT };
+    partile_transfer_t t = { p->grid, p->shape, PARTILE_CENTERING_NODE, m, NULL, p->order };
     double *X = malloc((n ? n : 1) * m * sizeof *X), *V = malloc((n ? n : 1) * m * sizeof *V);
     double *F = calloc((size_t)L.points * m, sizeof *F), *w = NULL;
     int st = 0;

@@ -97,12 +97,14 @@ static void free_case(apply_case *c)
 /* The outputs of one backend for a case. */
 typedef struct apply_out {
     double *y_omega, *y_bfield, *y_asm;
+    double *y_cell_omega, *y_cell_bfield; /* FP64 matrix-free by cell */
     float *y32_omega, *y32_bfield;
 } apply_out;
 
 static void free_out(apply_out *o)
 {
     free(o->y_omega), free(o->y_bfield), free(o->y_asm), free(o->y32_omega), free(o->y32_bfield);
+    free(o->y_cell_omega), free(o->y_cell_bfield);
 }
 
 /* Runs every path of case c on ctx (host pointers staged when ctx is not
@@ -135,8 +137,13 @@ static apply_out run_case(partile_context_t *ctx, const apply_case *c, const dou
     memset(&o, 0, sizeof o);
     o.y_omega = malloc(yb), o.y_bfield = malloc(yb), o.y_asm = malloc(yb);
     o.y32_omega = malloc(yb / 2), o.y32_bfield = malloc(yb / 2);
+    o.y_cell_omega = malloc(yb), o.y_cell_bfield = malloc(yb);
     assert_int_equal(partile_mass_apply_matfree(ctx, &p, n, &pos, off, q, &om, xv, y, NULL), 0);
     fetch(ctx, o.y_omega, y, yb);
+    p.order = PARTILE_ORDER_BY_CELL;
+    assert_int_equal(partile_mass_apply_matfree(ctx, &p, n, &pos, off, q, &om, xv, y, NULL), 0);
+    fetch(ctx, o.y_cell_omega, y, yb);
+    p.order = PARTILE_ORDER_BY_POINT;
     assert_int_equal(partile_mass_apply_matfree_f32(ctx, &p, n, &pos, off, qf, &omf, xvf, yf, NULL),
                      0);
     fetch(ctx, o.y32_omega, yf, yb / 2);
@@ -147,6 +154,10 @@ static apply_out run_case(partile_context_t *ctx, const apply_case *c, const dou
         p.beta_over_c = 0.7;
         assert_int_equal(partile_mass_apply_matfree(ctx, &p, n, &pos, off, q, NULL, xv, y, NULL), 0);
         fetch(ctx, o.y_bfield, y, yb);
+        p.order = PARTILE_ORDER_BY_CELL;
+        assert_int_equal(partile_mass_apply_matfree(ctx, &p, n, &pos, off, q, NULL, xv, y, NULL), 0);
+        fetch(ctx, o.y_cell_bfield, y, yb);
+        p.order = PARTILE_ORDER_BY_POINT;
         assert_int_equal(partile_mass_apply_matfree_f32(ctx, &p, n, &pos, off, qf, NULL, xvf, yf, NULL),
                          0);
         fetch(ctx, o.y32_bfield, yf, yb / 2);
@@ -221,6 +232,10 @@ static void scenario_apply_all(partile_context_t *gpu, uint64_t seed)
                     if (!(e < 1e-14))
                         fail_msg("reference: matrix-free vs assembled %.3g (dim %d periodic %d shape %d kind %d)",
                                  e, dim, periodic, shape, kind);
+                    e = ap_rel_err(r.y_cell_omega, r.y_asm, count);
+                    if (!(e < 1e-14))
+                        fail_msg("reference: matrix-free by cell vs assembled %.3g (dim %d periodic %d "
+                                 "shape %d kind %d)", e, dim, periodic, shape, kind);
                     e = rel_err_f32(r.y32_omega, r.y_omega, count);
                     if (!(e < 1e-5))
                         fail_msg("reference: FP32 vs FP64 %.3g (dim %d periodic %d shape %d kind %d)", e,
@@ -234,6 +249,8 @@ static void scenario_apply_all(partile_context_t *gpu, uint64_t seed)
                         apply_out d = run_case(gpu, &c, S);
                         expect_same("matrix-free (omega)", d.y_omega, r.y_omega, (size_t)count * 8, 8, &c);
                         expect_same("assembled", d.y_asm, r.y_asm, (size_t)count * 8, 8, &c);
+                        expect_same("matrix-free by cell (omega)", d.y_cell_omega, r.y_cell_omega,
+                                    (size_t)count * 8, 8, &c);
                         expect_same("FP32 matrix-free (omega)", d.y32_omega, r.y32_omega, (size_t)count * 4,
                                     4, &c);
                         if (kind) {
@@ -241,6 +258,8 @@ static void scenario_apply_all(partile_context_t *gpu, uint64_t seed)
                                         &c);
                             expect_same("FP32 matrix-free (B field)", d.y32_bfield, r.y32_bfield,
                                         (size_t)count * 4, 4, &c);
+                            expect_same("matrix-free by cell (B field)", d.y_cell_bfield,
+                                        r.y_cell_bfield, (size_t)count * 8, 8, &c);
                         }
                         e = ap_rel_err(d.y_omega, d.y_asm, count);
                         if (!(e < 1e-14))
@@ -258,14 +277,16 @@ static void scenario_apply_all(partile_context_t *gpu, uint64_t seed)
 
 /* Bad input: the same status and particle as the reference, y untouched
  * (GPU: the sorted deposit is launched before the host has read the
- * checks; TSC takes the tile kernel, CIC the line kernel). */
+ * checks; TSC takes the tile kernel, CIC the line kernel, and 3-D CIC by
+ * cell the corner passes). */
 static void scenario_apply_errors_shape(partile_context_t *ctx, uint64_t seed,
-                                        partile_shape_t shape)
+                                        partile_shape_t shape, int dim,
+                                        partile_deposit_order_t order)
 {
     partile_context_t *ref = NULL;
     assert_int_equal(partile_context_create("reference", 0, &ref), 0);
     uint64_t rng = seed;
-    apply_case c = make_case(ref, 2, 7, 0, shape, 1, 500, 0, &rng);
+    apply_case c = make_case(ref, dim, dim == 3 ? 5 : 7, 0, shape, 1, 500, 0, &rng);
     const size_t n = c.n, yb = (size_t)c.points * 3 * 8;
     partile_mass_params_t p;
     memset(&p, 0, sizeof p);
@@ -273,9 +294,11 @@ static void scenario_apply_errors_shape(partile_context_t *ctx, uint64_t seed,
     p.shape = shape;
     p.kind = PARTILE_MASS_TENSOR;
     p.sigma = 1.0;
-    for (int k = 0; k < 5; k++) {
+    p.order = order;
+    for (int k = 0; k < 7; k++) {
         /* 0: NaN positions; 1: outside (the grid is not periodic); 2: unsorted;
-         * 3: non-finite ω; 4: a B field giving an infinite ω */
+         * 3: non-finite ω; 4: a B field giving an infinite ω; 5: a cell list
+         * that is not monotone; 6: that list and a non-finite ω (ω first) */
         double *x = malloc(3 * n * 8), *w = malloc(3 * n * 8), *B = malloc((size_t)c.points * 24);
         memcpy(x, c.x, 3 * n * 8), memcpy(w, c.w, 3 * n * 8), memcpy(B, c.B, (size_t)c.points * 24);
         if (k == 0)
@@ -287,8 +310,12 @@ static void scenario_apply_errors_shape(partile_context_t *ctx, uint64_t seed,
                 double t = x[a * n];
                 x[a * n] = x[a * n + n - 1], x[a * n + n - 1] = t;
             }
-        if (k == 3)
+        if (k == 3 || k == 6)
             w[2 * n + 77] = NAN, w[n + 400] = INFINITY;
+        int64_t *list = malloc((size_t)(c.ncells + 1) * 8);
+        memcpy(list, c.off, (size_t)(c.ncells + 1) * 8);
+        if (k >= 5) /* a middle offset past its successor and past n */
+            list[c.ncells / 2] = (int64_t)n + 40;
         if (k == 4)
             for (int64_t i = 0; i < c.points * 3; i++)
                 B[i] = 1e308;
@@ -300,7 +327,7 @@ static void scenario_apply_errors_shape(partile_context_t *ctx, uint64_t seed,
             double *dx = stage(cx, x, 3 * n * 8), *dw = stage(cx, w, 3 * n * 8);
             double *dB = stage(cx, B, (size_t)c.points * 24), *dq = stage(cx, c.q, n * 8);
             double *dxv = stage(cx, c.xv, yb), *dy = stage(cx, NULL, yb);
-            int64_t *doff = stage(cx, c.off, (size_t)(c.ncells + 1) * 8);
+            int64_t *doff = stage(cx, list, (size_t)(c.ncells + 1) * 8);
             double *before = malloc(yb), *after = malloc(yb);
             fetch(cx, before, dy, yb);
             partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { dx, dx + n, dx + 2 * n } };
@@ -322,7 +349,7 @@ static void scenario_apply_errors_shape(partile_context_t *ctx, uint64_t seed,
         assert_true(status[0] < 0);
         assert_int_equal(status[1], status[0]);
         assert_int_equal(bad[1], bad[0]);
-        free(x), free(w), free(B);
+        free(x), free(w), free(B), free(list);
     }
     free_case(&c);
     partile_context_destroy(ref);
@@ -330,8 +357,11 @@ static void scenario_apply_errors_shape(partile_context_t *ctx, uint64_t seed,
 
 static void scenario_apply_errors(partile_context_t *ctx, uint64_t seed)
 {
-    scenario_apply_errors_shape(ctx, seed, PARTILE_SHAPE_TSC);
-    scenario_apply_errors_shape(ctx, seed + 1, PARTILE_SHAPE_CIC);
+    scenario_apply_errors_shape(ctx, seed, PARTILE_SHAPE_TSC, 2, PARTILE_ORDER_BY_POINT);
+    scenario_apply_errors_shape(ctx, seed + 1, PARTILE_SHAPE_CIC, 2, PARTILE_ORDER_BY_POINT);
+    scenario_apply_errors_shape(ctx, seed + 2, PARTILE_SHAPE_CIC, 3, PARTILE_ORDER_BY_POINT);
+    scenario_apply_errors_shape(ctx, seed + 3, PARTILE_SHAPE_CIC, 3, PARTILE_ORDER_BY_CELL);
+    scenario_apply_errors_shape(ctx, seed + 4, PARTILE_SHAPE_TSC, 3, PARTILE_ORDER_BY_CELL);
 }
 
 #endif

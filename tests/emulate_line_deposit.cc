@@ -53,6 +53,7 @@ double line_smem[LINE_SMEM];
 static const uint64_t LINE_JUNK = 0x7ff8dead0000beefull;
 static long long smem_overruns;
 static int corner_cases; /* runs of the by-cell corner passes */
+static int apply_corner_runs; /* runs of the apply's corner passes (V_p formed in the first) */
 
 /* Before a launch: every word of line_smem the junk NaN. */
 static void smem_poison()
@@ -316,10 +317,51 @@ static int run_case(const spec &s, int cent, uint64_t seed)
     /* the by-cell order (PARTILE_ORDER_BY_CELL) into y0 */
     partile_transfer_t tr_cell = tr;
     tr_cell.order = PARTILE_ORDER_BY_CELL;
-    std::vector<double> added_by_cell = y0;
+    std::vector<double> added_by_cell = y0, alone_by_cell(total * M, 0.0);
     must(partile_deposit(ref, &tr_cell, n, &spos, vs.data(), off.data(), added_by_cell.data(),
                          &bad),
          "reference deposit by cell");
+    must(partile_deposit(ref, &tr_cell, n, &spos, vs.data(), off.data(), alone_by_cell.data(),
+                         &bad),
+         "reference deposit by cell");
+    /* the matrix-free apply by cell (node CIC in 3-D, 1 or 3 components,
+     * grids the mass matrix takes): the reference's y with ω from arrays
+     * and from a B field */
+    std::vector<double> ax, aq, aw, aB, want_apply[2];
+    partile_mass_params_t mp;
+    memset(&mp, 0, sizeof mp);
+    int apply_cases = 0;
+    if (s.W == 2 && node && s.dim == 3 && (M == 1 || M == 3)) {
+        mp.grid = &g;
+        mp.shape = PARTILE_SHAPE_CIC;
+        mp.kind = M == 3 ? PARTILE_MASS_TENSOR : PARTILE_MASS_SCALAR;
+        mp.sigma = 0.5 + uniform();
+        mp.order = PARTILE_ORDER_BY_CELL;
+        partile_mass_layout_t L;
+        if (partile_mass_layout(&g, mp.shape, mp.kind, &L) == 0) {
+            ax.resize(total * M), aq.resize(n1), aw.resize(3 * n1), aB.resize(total * 3);
+            for (double &v : ax)
+                v = 2 * uniform() - 1;
+            for (double &v : aq)
+                v = 0.5 + uniform();
+            for (double &v : aw)
+                v = 3 * uniform() - 1.5;
+            for (double &v : aB)
+                v = 4 * uniform() - 2;
+            partile_vectors_t om = { PARTILE_DTYPE_FLOAT64,
+                                     { aw.data(), aw.data() + n1, aw.data() + 2 * n1 } };
+            apply_cases = M == 3 ? 2 : 1;
+            for (int b = 0; b < apply_cases; b++) {
+                want_apply[b].resize(total * M);
+                mp.bfield = b ? aB.data() : NULL;
+                mp.beta_over_c = b ? 0.7 : 0.0;
+                must(partile_mass_apply_matfree(ref, &mp, n, &spos, off.data(), aq.data(),
+                                                b ? NULL : &om, ax.data(), want_apply[b].data(),
+                                                &bad),
+                     "reference apply by cell");
+            }
+        }
+    }
     std::vector<double> gathered(n1 * M); /* the reference gather of `added` */
     must(partile_gather(ref, &tr, n, &spos, added.data(), gathered.data(), &bad),
          "reference gather");
@@ -504,14 +546,19 @@ static int run_case(const spec &s, int cent, uint64_t seed)
             std::vector<double> corners(8 * (size_t)ncells * M, NAN), yk = y0;
             const long long nn = (long long)n;
             ull words[4] = { NO_BAD, NO_BAD, NO_BAD, NO_BAD };
+            corner_source src;
+            memset(&src, 0, sizeof src);
+            src.V = vs.data();
             launch(3, CORNER_THREADS, [&] {
                 /* batches of 32 and 16 (several per cell at 40 and 150 per cell) */
                 if (M == 1)
-                    k_cell_corner_sums<1, 4>(ncells, t, off.data(), nn, vs.data(), words,
-                                             corners.data());
+                    k_cell_corner_sums<1, 4, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
+                                                            &words[2], &words[0], &words[3],
+                                                            corners.data());
                 else
-                    k_cell_corner_sums<3, 2>(ncells, t, off.data(), nn, vs.data(), words,
-                                             corners.data());
+                    k_cell_corner_sums<3, 2, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
+                                                            &words[2], &words[0], &words[3],
+                                                            corners.data());
             });
             if (words[0] != NO_BAD || words[1] != NO_BAD || words[3] != NO_BAD) {
                 printf("FAIL %s: k_cell_corner_sums flagged %llx %llx %llx\n", what, words[0],
@@ -520,9 +567,9 @@ static int run_case(const spec &s, int cent, uint64_t seed)
             }
             launch(3, 64, [&] {
                 if (M == 1)
-                    k_point_corner_sums<1>(total, t, corners.data(), ncells, yk.data());
+                    k_point_corner_sums<1, 1>(total, t, corners.data(), ncells, 1.0, yk.data());
                 else
-                    k_point_corner_sums<3>(total, t, corners.data(), ncells, yk.data());
+                    k_point_corner_sums<3, 1>(total, t, corners.data(), ncells, 1.0, yk.data());
             });
             if (memcmp(added_by_cell.data(), yk.data(), yk.size() * sizeof(double)) != 0) {
                 printf("FAIL %s: the corner passes differ from the reference by cell (%lld "
@@ -531,7 +578,64 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                        (long long)emu_differ(added_by_cell.data(), yk.data(), total * M, &first));
                 fails++;
             }
+            /* the matrix-free apply's form (ADD = 0): σ·(0 + the sum into zeros) */
+            const double sigma = 0.5 + uniform();
+            std::vector<double> want0(total * M), y0k(total * M, NAN);
+            for (size_t i = 0; i < want0.size(); i++)
+                want0[i] = sigma * (0.0 + alone_by_cell[i]);
+            launch(3, 64, [&] {
+                if (M == 1)
+                    k_point_corner_sums<1, 0>(total, t, corners.data(), ncells, sigma, y0k.data());
+                else
+                    k_point_corner_sums<3, 0>(total, t, corners.data(), ncells, sigma, y0k.data());
+            });
+            if (memcmp(want0.data(), y0k.data(), want0.size() * sizeof(double)) != 0) {
+                printf("FAIL %s: the corner passes (ADD 0) differ from sigma times the reference "
+                       "by cell (%lld values)\n",
+                       what, (long long)emu_differ(want0.data(), y0k.data(), total * M, &first));
+                fails++;
+            }
             corner_cases++;
+            /* the apply's first pass forming V_p itself (corner_apply_value) */
+            for (int b = 0; b < apply_cases; b++) {
+                corner_source as;
+                memset(&as, 0, sizeof as);
+                ull aw5[5] = { NO_BAD, NO_BAD, NO_BAD, NO_BAD, NO_BAD };
+                as.x = ax.data(), as.q = aq.data(), as.omega_word = &aw5[1];
+                as.wx = aw.data(), as.wy = aw.data() + n1, as.wz = aw.data() + 2 * n1;
+                as.B = aB.data(), as.beta = 0.7;
+                std::vector<double> ac(8 * (size_t)ncells * M, NAN), ay(total * M, NAN);
+                launch(3, CORNER_THREADS, [&] {
+                    if (M == 1)
+                        k_cell_corner_sums<1, 4, CORNER_APPLY_SCALAR>(ncells, t, off.data(), nn, as,
+                                                                      &aw5[3], &aw5[0], &aw5[4],
+                                                                      ac.data());
+                    else if (b == 0)
+                        k_cell_corner_sums<3, 2, CORNER_APPLY_OMEGA>(ncells, t, off.data(), nn, as,
+                                                                     &aw5[3], &aw5[0], &aw5[4],
+                                                                     ac.data());
+                    else
+                        k_cell_corner_sums<3, 1, CORNER_APPLY_BFIELD>(ncells, t, off.data(), nn,
+                                                                      as, &aw5[3], &aw5[0],
+                                                                      &aw5[4], ac.data());
+                });
+                launch(3, 64, [&] {
+                    if (M == 1)
+                        k_point_corner_sums<1, 0>(total, t, ac.data(), ncells, mp.sigma, ay.data());
+                    else
+                        k_point_corner_sums<3, 0>(total, t, ac.data(), ncells, mp.sigma, ay.data());
+                });
+                if (aw5[0] != NO_BAD || aw5[1] != NO_BAD || aw5[4] != NO_BAD ||
+                    memcmp(want_apply[b].data(), ay.data(), ay.size() * sizeof(double)) != 0) {
+                    printf("FAIL %s: the apply's corner passes (%s) differ from the reference "
+                           "apply by cell (%lld values; words %llx %llx %llx)\n",
+                           what, M == 1 ? "scalar" : b ? "B field" : "omega",
+                           (long long)emu_differ(want_apply[b].data(), ay.data(), total * M, &first),
+                           aw5[0], aw5[1], aw5[4]);
+                    fails++;
+                }
+                apply_corner_runs++;
+            }
         }
     }
     /* the gather (any order; here the sorted particles) of the deposited
@@ -585,7 +689,7 @@ static int run_case(const spec &s, int cent, uint64_t seed)
         k_deposit_sorted(total, tg, off.data(), vs.data(), 1, ys.data());
         if (s.W == 2 && node && s.dim == 3 && M == 3) {
             std::vector<double> corners(8 * (size_t)ncells * M, 0.0);
-            k_point_corner_sums<3>(total, tg, corners.data(), ncells, ys.data());
+            k_point_corner_sums<3, 1>(total, tg, corners.data(), ncells, 1.0, ys.data());
         }
         if (!fractions)
             return;
@@ -699,6 +803,7 @@ int main(int argc, char **argv)
            runs, fails);
     printf("# %lld words of shared memory written past a line kernel launch's size\n",
            smem_overruns);
-    printf("# %d runs of the by-cell corner passes\n", corner_cases);
-    return fails != 0 || smem_overruns != 0 || corner_cases == 0;
+    printf("# %d runs of the by-cell corner passes, %d of the apply's\n", corner_cases,
+           apply_corner_runs);
+    return fails != 0 || smem_overruns != 0 || corner_cases == 0 || apply_corner_runs == 0;
 }

@@ -152,6 +152,9 @@ for mode in matfree assembled; do
     check "t3n_tsc_$mode" p3.npy q3.npy w3.npy x3nt.npy tsc tensor -1,0,0.5 1.5,2.5,3.5 5,5,6 0 1 $mode fp64 --backend reference
     check "t3f_cic_$mode" p3f.npy q3.npy w3.npy x3nt.npy cic tensor -1,0,0.5 1.5,2.5,3.5 5,5,6 0 1 $mode fp64 --backend auto
 done
+# the deposit half by cell (apply.h): the same y to rounding
+check t3f_cic_cell p3f.npy q3.npy w3.npy x3nt.npy cic tensor -1,0,0.5 1.5,2.5,3.5 5,5,6 0 1 matfree fp64 --backend auto --order cell
+check s3p_cic_cell p3w.npy q3.npy - x3ps.npy cic scalar -1,0,0.5 1.5,2.5,3.5 5,5,6 1 2 matfree fp64 --backend auto --order cell
 check s2n_cic_fp32 p2.npy q2.npy - x2ns.npy cic scalar -1,0 1.5,3 5,6 0 1.5 matfree fp32 --backend reference
 check t3p_tsc_fp32 p3w.npy q3.npy w3.npy x3pt.npy tsc tensor -1,0,0.5 1.5,2.5,3.5 5,5,6 1 1 matfree fp32 --backend auto
 
@@ -189,6 +192,9 @@ bad missing-mode "missing --mode" $base --x "$tmp/x2ns.npy"
 bad bad-mode "--mode needs matfree or assembled" $base --mode csr --x "$tmp/x2ns.npy"
 bad bad-precision "--precision needs fp64 or fp32" $base --mode matfree --precision fp16 --x "$tmp/x2ns.npy"
 bad fp32-assembled "fp32 is for --mode matfree only" $base --mode assembled --precision fp32 --x "$tmp/x2ns.npy"
+bad bad-order "--order needs point or cell" $base --mode matfree --order cells --x "$tmp/x2ns.npy"
+bad order-assembled "--order cell is for --mode matfree with --precision fp64" $base --mode assembled --order cell --x "$tmp/x2ns.npy"
+bad order-fp32 "--order cell is for --mode matfree with --precision fp64" $base --mode matfree --precision fp32 --order cell --x "$tmp/x2ns.npy"
 bad x-absent "nonexistent" $base --mode matfree --x "$tmp/nonexistent.npy"
 bad x-garbage "garbage.npy" $base --mode matfree --x "$tmp/garbage.npy"
 bad x-truncated "x2n_trunc.npy" $base --mode matfree --x "$tmp/x2n_trunc.npy"

@@ -55,7 +55,7 @@ static int assemble(partile_context_t *ctx, const particles *P, int shape, int k
     partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { P->x, P->x + P->n, P->x + 2 * P->n } };
     partile_vectors_t om = { PARTILE_DTYPE_FLOAT64, { P->w, P->w + P->n, P->w + 2 * P->n } };
     partile_mass_params_t p = { &P->g, (partile_shape_t)shape, (partile_mass_kind_t)kind, sigma,
-                                accumulate, NULL, 0.0, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64 };
+                                accumulate, NULL, 0.0, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64, PARTILE_ORDER_BY_POINT };
     return partile_mass_assemble(ctx, &p, P->n, &pos, P->off, P->q, &om, storage, NULL);
 }
 
@@ -236,7 +236,7 @@ static void test_bad_input(void **state)
     assert_int_equal(partile_mass_layout(&g3, PARTILE_SHAPE_TSC, PARTILE_MASS_SCALAR, &L), 0);
     assert_int_equal(L.offsets, 63);
     partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { P.x, P.x + 100 } };
-    partile_mass_params_t p = { &P.g, PARTILE_SHAPE_CIC, PARTILE_MASS_TENSOR, 1.0, 0, NULL, 0.0, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64 };
+    partile_mass_params_t p = { &P.g, PARTILE_SHAPE_CIC, PARTILE_MASS_TENSOR, 1.0, 0, NULL, 0.0, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64, PARTILE_ORDER_BY_POINT };
     assert_int_equal(partile_mass_assemble(ctx, &p, 100, &pos, P.off, P.q, NULL, S, NULL),
                      PARTILE_ERROR_NULL_POINTER);
     assert_int_equal(partile_mass_assemble(ctx, &p, 100, &pos, NULL, P.q, NULL, S, NULL),
@@ -249,7 +249,7 @@ static void test_bad_input(void **state)
                          g1.lower[0] + 0.9 * g1.spacing[0] }, q1[3] = { 1, 1, 1 };
         int64_t off1[6] = { 0, 3, 3, 0, 3, 3 };
         partile_vectors_t pos1 = { PARTILE_DTYPE_FLOAT64, { x1 } };
-        partile_mass_params_t p1 = { &g1, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, 1.0, 0, NULL, 0.0, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64 };
+        partile_mass_params_t p1 = { &g1, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, 1.0, 0, NULL, 0.0, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64, PARTILE_ORDER_BY_POINT };
         int64_t bad = -1;
         assert_int_equal(partile_mass_assemble(ctx, &p1, 3, &pos1, off1, q1, NULL, S, &bad),
                          PARTILE_ERROR_NOT_SORTED);
@@ -282,7 +282,7 @@ static void test_omega_from_bfield(void **state)
                 P.w[a * P.n + i] = beta_c * Bp[3 * i + a];
         double *S1 = malloc(L.entries * 8), *S2 = malloc(L.entries * 8);
         assert_int_equal(assemble(ctx, &P, shape, 1, 2.0, 0, S1), 0);
-        partile_mass_params_t p = { &P.g, (partile_shape_t)shape, PARTILE_MASS_TENSOR, 2.0, 0, B, beta_c, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64 };
+        partile_mass_params_t p = { &P.g, (partile_shape_t)shape, PARTILE_MASS_TENSOR, 2.0, 0, B, beta_c, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64, PARTILE_ORDER_BY_POINT };
         assert_int_equal(partile_mass_assemble(ctx, &p, P.n, &pos, P.off, P.q, NULL, S2, NULL), 0);
         assert_memory_equal(S1, S2, L.entries * 8);
         /* neither omega nor a field: refused */

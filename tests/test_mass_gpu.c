@@ -99,7 +99,7 @@ static int assemble_on(partile_context_t *ctx, int device, const problem *P, con
     partile_vectors_t om = { PARTILE_DTYPE_FLOAT64, { w, w + n, w + 2 * n } };
     partile_mass_params_t p = { &P->g, (partile_shape_t)o->shape, (partile_mass_kind_t)o->kind,
                                 0.75, o->accumulate, o->use_bfield ? B : NULL, 0.625,
-                                o->mode, o->algorithm, o->precision };
+                                o->mode, o->algorithm, o->precision, PARTILE_ORDER_BY_POINT };
     const int st = partile_mass_assemble(ctx, &p, n, &pos, o->sorted_list ? off : NULL, q,
                                          o->use_bfield ? NULL : &om, S, bad);
     if (device) {

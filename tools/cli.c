@@ -408,6 +408,20 @@ int parse_number_option(const char *cmd, const char *opt, const char *arg, doubl
     return 0;
 }
 
+/* --order point|cell: the deposit's summation order (deposit.h) */
+int parse_order_option(const char *cmd, const char *arg, partile_deposit_order_t *order)
+{
+    if (!strcmp(arg, "point"))
+        *order = PARTILE_ORDER_BY_POINT;
+    else if (!strcmp(arg, "cell"))
+        *order = PARTILE_ORDER_BY_CELL;
+    else {
+        fprintf(stderr, "partile %s: --order needs point or cell, got \"%s\"\n", cmd, arg);
+        return -1;
+    }
+    return 0;
+}
+
 /* "5x5x6 periodic, spacing 1.2x1x1" */
 void describe_grid(const partile_grid_t *g, char *buf, size_t size)
 {

@@ -54,6 +54,7 @@ int read_f64(const char *cmd, const char *path, const char *what, npy_array_t *a
 void report_sorted_particle(const char *cmd, partile_context_t *ctx, const int64_t *d_perm,
                                    int64_t bad, size_t n, const char *positions);
 int parse_number_option(const char *cmd, const char *opt, const char *arg, double *v);
+int parse_order_option(const char *cmd, const char *arg, partile_deposit_order_t *order);
 void describe_grid(const partile_grid_t *g, char *buf, size_t size);
 
 /* One option of a subcommand: "--name VALUE" stores VALUE in *value;

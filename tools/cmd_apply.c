@@ -79,12 +79,13 @@ int cmd_apply(int argc, char **argv)
     grid_opts_init(&go);
     const char *shape_arg = NULL, *kind_arg = NULL, *charges_path = NULL, *omega_path = NULL;
     const char *sigma_arg = NULL, *precision = "fp64", *mode = NULL, *x_path = NULL, *out = NULL;
+    const char *order_arg = "point";
     const cli_option opts[] = {
         { "--shape", &shape_arg, NULL },      { "--kind", &kind_arg, NULL },
         { "--charges", &charges_path, NULL }, { "--omega", &omega_path, NULL },
         { "--sigma", &sigma_arg, NULL },      { "--precision", &precision, NULL },
         { "--mode", &mode, NULL },            { "--x", &x_path, NULL },
-        { "--out", &out, NULL },
+        { "--out", &out, NULL },              { "--order", &order_arg, NULL },
     };
     if (parse_options(cmd, &go, argc, argv, opts, (int)(sizeof opts / sizeof opts[0])))
         return 2;
@@ -110,6 +111,14 @@ int cmd_apply(int argc, char **argv)
     if (apply_fp32 && !matfree) {
         fprintf(stderr, "partile %s: --precision fp32 is for --mode matfree only (the assembled "
                         "matrix is FP64)\n", cmd);
+        return 2;
+    }
+    partile_deposit_order_t order;
+    if (parse_order_option(cmd, order_arg, &order))
+        return 2;
+    if (order != PARTILE_ORDER_BY_POINT && !(matfree && !apply_fp32)) {
+        fprintf(stderr, "partile %s: --order cell is for --mode matfree with --precision fp64 "
+                        "only\n", cmd);
         return 2;
     }
     partile_shape_t shape;
@@ -191,6 +200,7 @@ int cmd_apply(int argc, char **argv)
     params.shape = shape;
     params.kind = kind;
     params.sigma = sigma;
+    params.order = order;
     const partile_vectors_t *om = mp.omega.axis[0] ? &mp.omega : NULL;
     int64_t bad = -1;
     double t0 = now_s();

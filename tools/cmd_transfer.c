@@ -69,14 +69,8 @@ int cmd_transfer(int argc, char **argv, int is_deposit)
         return 2;
     }
     partile_deposit_order_t order;
-    if (!strcmp(order_arg, "point"))
-        order = PARTILE_ORDER_BY_POINT;
-    else if (!strcmp(order_arg, "cell"))
-        order = PARTILE_ORDER_BY_CELL;
-    else {
-        fprintf(stderr, "partile %s: --order needs point or cell, got \"%s\"\n", cmd, order_arg);
+    if (parse_order_option(cmd, order_arg, &order))
         return 2;
-    }
     if (shape == PARTILE_SHAPE_OVERLAP && !sizes_path) {
         fprintf(stderr, "partile %s: --shape overlap needs --sizes D.npy (the width of each "
                         "particle's cube)\n", cmd);

@@ -154,7 +154,7 @@ int main(int argc, char **argv)
                 break;
             progress(backends[b], ctx, "assembling...");
             partile_mass_params_t p = { &grid, PARTILE_SHAPE_CIC, PARTILE_MASS_TENSOR, 1.0, 0,
-                                        d[4], beta_c, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64 };
+                                        d[4], beta_c, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64, PARTILE_ORDER_BY_POINT };
             t0 = now();
             st = partile_mass_assemble(ctx, &p, n, &pos, d[5], d[3], NULL, d[7], NULL);
             if (st >= 0)

@@ -110,6 +110,8 @@ void usage(FILE *f)
             "                             canonical storage); the two agree to rounding\n"
             "      --precision NAME       fp64 (default; bitwise equal on every backend) or fp32\n"
             "                             (matfree only; y float32)\n"
+            "      --order NAME           matfree fp64: the deposit half's order, point (default)\n"
+            "                             or cell (as for deposit; apply.h)\n"
             "      --x X.npy              float64, (points,) for scalar, (points, 3) for tensor,\n"
             "                             points numbered as for deposit (node points)\n"
             "      --out Y.npy            y, the shape of x (float32 with --precision fp32)\n"

@@ -10,7 +10,10 @@
  * Order (bitwise specification). Matrix-free: X_p = gather of x exactly as
  * partile_gather; V_p,i = fma chain over j = 0, 1, 2 of (q_p·α_p^{ij}) X_p,j
  * from 0 (scalar: q_p·X_p); F = the sorted-path deposit of V into a zero
- * field (partile_deposit with the cell list); y = σ·F. Assembled: y_g,i = fma
+ * field (partile_deposit with the cell list, in params->order: BY_POINT,
+ * the default, or BY_CELL — deposit.h; the two round differently); y = σ·F.
+ * The FP32 apply has the point order only (BY_CELL: PARTILE_ERROR_UNSUPPORTED).
+ * Assembled: y_g,i = fma
  * chain from 0 over the full stencil of g (offsets z outermost, x innermost,
  * each from −n to n, neighbours outside a non-periodic grid skipped) and
  * j = 0 … (components − 1) of M^{ij}_{g,g+o} x_{g+o,j}. The two agree to
@@ -30,7 +33,10 @@
  * with more particles): it pays after t_assembly / (t_matrix-free −
  * t_assembled) applications of one matrix, e.g. 9 (CIC scalar) and 117
  * (TSC scalar) at 1 particle per cell, 4 and 40 at 4. bench/bench_apply
- * prints that count per shape, kind and density for the device at hand. */
+ * prints that count per shape, kind and density for the device at hand.
+ * The by-cell order (params->order) makes the CIC matrix-free apply on 3-D
+ * grids faster on GPUs (the by-cell deposit's two passes; bench/RESULTS.md);
+ * TSC and 1-D/2-D grids by cell take a slow generic kernel. */
 #ifndef PARTILE_APPLY_H
 #define PARTILE_APPLY_H
 

@@ -115,6 +115,9 @@ typedef struct partile_mass_params {
     partile_mass_mode_t mode;  /* bitwise (0) or relaxed */
     partile_mass_algorithm_t algorithm; /* GPUs: tiles (0), or a conventional kernel */
     partile_mass_precision_t precision; /* FP64 (0) or TF32 */
+    /* The FP64 matrix-free apply's deposit half (include/partile/apply.h):
+     * 0 (zero-initialised) BY_POINT, or BY_CELL; assembly ignores it. */
+    partile_deposit_order_t order;
 } partile_mass_params_t;
 
 /* Assemble into `storage` (layout.entries doubles). Particles sorted by cell
