@@ -13,30 +13,32 @@
  * field (partile_deposit with the cell list, in params->order: BY_POINT,
  * the default, or BY_CELL — deposit.h; the two round differently); y = σ·F.
  * The FP32 apply has the point order only (BY_CELL: PARTILE_ERROR_UNSUPPORTED).
- * Assembled: y_g,i = fma
- * chain from 0 over the full stencil of g (offsets z outermost, x innermost,
+ * Assembled: y_g,i = fma chain from 0 over the full stencil of g (offsets z
+ * outermost, x innermost,
  * each from −n to n, neighbours outside a non-periodic grid skipped) and
  * j = 0 … (components − 1) of M^{ij}_{g,g+o} x_{g+o,j}. The two agree to
  * rounding, not bit for bit.
  *
  * Which is faster. The assembled apply costs the same at every density;
  * the matrix-free one grows with the particles. Measured on an H200 (64³
- * periodic grid, FP64, CUDA backend, 2026-12-01, bench/RESULTS.md):
- *  - assembled: 7.9–8.9 (CIC) and 2.0 (TSC) GDofs/s scalar, 5.1–5.2 and
- *    0.95 tensor;
- *  - matrix-free, 1 / 2 / 4 particles per cell: CIC scalar 3.2 / 2.1 /
- *    1.25, TSC scalar 0.62 / 0.40 / 0.25, CIC tensor 7.5 / 4.7 / 2.65, TSC
- *    tensor 1.7 / 1.06 / 0.62.
+ * periodic grid, FP64, CUDA backend, 2026-12-03, bench/RESULTS.md):
+ *  - assembled: 7.7–8.5 (CIC) and 2.0 (TSC) GDofs/s scalar, 5.1–5.2 and
+ *    0.96 tensor;
+ *  - matrix-free, point order, 1 / 4 / 16 particles per cell: CIC scalar
+ *    3.8 / 1.9 / 0.74, TSC scalar 0.71 / 0.32 / 0.12, CIC tensor 10.2 /
+ *    4.7 / 1.46, TSC tensor 1.85 / 0.77 / 0.23;
+ *  - matrix-free by cell (params->order; node-centred CIC in 3-D): scalar
+ *    3.1 / 2.7 / 1.27, tensor 5.2 / 5.1 / 2.44, and 2.5–3.2× the point
+ *    order at 64–128 per cell. Below about 2 per cell the point order is
+ *    the faster; TSC and 1-D/2-D grids by cell take a slow generic kernel.
  * So for scalars the assembled apply is the faster at every density, and
- * for tensors from about 2 particles per cell. Assembling costs time too
- * (at 1 particle per cell 0.5 ms CIC scalar up to 270 ms TSC tensor, more
- * with more particles): it pays after t_assembly / (t_matrix-free −
- * t_assembled) applications of one matrix, e.g. 9 (CIC scalar) and 117
- * (TSC scalar) at 1 particle per cell, 4 and 40 at 4. bench/bench_apply
- * prints that count per shape, kind and density for the device at hand.
- * The by-cell order (params->order) makes the CIC matrix-free apply on 3-D
- * grids faster on GPUs (the by-cell deposit's two passes; bench/RESULTS.md);
- * TSC and 1-D/2-D grids by cell take a slow generic kernel. */
+ * for tensors from about 4 particles per cell (CIC) or 3 (TSC). Assembling
+ * costs time too (at 1 particle per cell 0.3 ms CIC scalar up to 265 ms
+ * TSC tensor, more with more particles): it pays after t_assembly /
+ * (t_matrix-free − t_assembled) applications of one matrix, e.g. 8 (CIC
+ * scalar) and 114 (TSC scalar) at 1 particle per cell, 5 and 45 at 4, in
+ * the point order. bench/bench_apply prints that count per shape, kind and
+ * density for the device at hand. */
 #ifndef PARTILE_APPLY_H
 #define PARTILE_APPLY_H
 
