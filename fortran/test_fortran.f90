@@ -93,6 +93,19 @@ program test_fortran
          c_loc(field), c_null_ptr), "deposit q")
     if (maxval(abs(y1 - 2d0 * field(1:64))) > 1d-12) stop "partition of unity (assembled)"
     if (maxval(abs(y2 - y1)) > 1d-12) stop "matrix-free differs"
+    ! the deposit half by cell (apply.h): the same y to rounding
+    block
+      real(c_double), target :: y3(64)
+      mp%order = PARTILE_ORDER_BY_CELL
+      call check(partile_mass_apply_matfree(ctx, mp, int(n, c_size_t), pos, c_loc(offsets), &
+           c_loc(q), c_null_ptr, c_loc(ones), c_loc(y3), c_null_ptr), "matrix-free apply by cell")
+      if (maxval(abs(y3 - y2)) > 1d-12) stop "matrix-free by cell differs"
+      mp%order = 2 ! reaches the C field: refused
+      if (partile_mass_apply_matfree(ctx, mp, int(n, c_size_t), pos, c_loc(offsets), c_loc(q), &
+           c_null_ptr, c_loc(ones), c_loc(y3), c_null_ptr) /= PARTILE_ERROR_INVALID_ARGUMENT) &
+           stop "matrix-free order 2"
+      mp%order = PARTILE_ORDER_BY_POINT
+    end block
     call check(partile_mass_export_count(grid, PARTILE_SHAPE_CIC, nnz), "nnz")
     if (nnz /= 64 * 9) stop "nnz"
     allocate (indptr(65), indices(nnz), dat(nnz))
