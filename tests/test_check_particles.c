@@ -36,6 +36,9 @@ static void run(const char *backend, int expect_device)
     assert_int_equal(partile_check_mass(ctx, 44, stdout, &r), 0);
     assert_int_equal(r.cases, 36);
     assert_int_equal(r.mismatches, 0);
+    assert_int_equal(partile_check_apply(ctx, 45, stdout, &r), 0);
+    assert_int_equal(r.cases, 48); /* 12 grids: by point, by cell, assembled, FP32 */
+    assert_int_equal(r.mismatches, 0);
     partile_context_destroy(ctx);
 }
 

@@ -492,3 +492,145 @@ int partile_check_mass(partile_context_t *ctx, uint64_t seed, FILE *log,
     partile_context_destroy(ref);
     return st;
 }
+
+/* One mass-matrix apply case (include/partile/apply.h): matrix-free FP64 in
+ * both orders, assembled from the reference's storage, and matrix-free
+ * FP32, each equal to the reference to the bit. */
+static int apply_case(partile_context_t *ctx, partile_context_t *ref, const partile_grid_t *g,
+                      partile_shape_t shape, partile_mass_kind_t kind, size_t n, uint64_t *rng,
+                      FILE *log, partile_particle_check_t *r)
+{
+    int64_t ncells;
+    partile_grid_cell_count(g, &ncells);
+    partile_mass_layout_t L;
+    int st = partile_mass_layout(g, shape, kind, &L);
+    if (st < 0)
+        return st;
+    const int m = kind == PARTILE_MASS_TENSOR ? 3 : 1;
+    const size_t sb = L.entries * 8, yn = (size_t)L.points * m;
+    enum { POINT, CELL, ASSEMBLED, OUTS };
+    static const char *const what[OUTS] = { "matrix-free by point", "matrix-free by cell",
+                                            "assembled" };
+    double *x = malloc(3 * n * 8), *q = malloc(n * 8), *w = malloc(3 * n * 8), *S = malloc(sb);
+    double *xv = malloc(yn * 8), *y[2] = { malloc(OUTS * yn * 8), malloc(OUTS * yn * 8) };
+    float *qf = malloc(n * 4), *wf = malloc(3 * n * 4), *xvf = malloc(yn * 4);
+    float *yf[2] = { malloc(yn * 4), malloc(yn * 4) };
+    sort_out so;
+    memset(&so, 0, sizeof so);
+    if (!x || !q || !w || !S || !xv || !y[0] || !y[1] || !qf || !wf || !xvf || !yf[0] ||
+        !yf[1] || alloc_out(&so, ncells, n)) {
+        st = PARTILE_ERROR_OUT_OF_MEMORY;
+        goto out;
+    }
+    if ((st = sorted_particles(ref, g, n, rng, x, &so)) < 0)
+        goto out;
+    for (size_t p = 0; p < n; p++) {
+        q[p] = 2 * uniform(rng) - 0.5;
+        qf[p] = (float)q[p];
+        for (int a = 0; a < 3; a++) {
+            w[a * n + p] = 4 * uniform(rng) - 2;
+            wf[a * n + p] = (float)w[a * n + p];
+        }
+    }
+    for (size_t e = 0; e < yn; e++) {
+        xv[e] = 2 * uniform(rng) - 1;
+        xvf[e] = (float)xv[e];
+    }
+    partile_mass_params_t p;
+    memset(&p, 0, sizeof p);
+    p.grid = g;
+    p.shape = shape;
+    p.kind = kind;
+    p.sigma = 0.75;
+    {
+        partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { x, x + n, x + 2 * n } };
+        partile_vectors_t om = { PARTILE_DTYPE_FLOAT64, { w, w + n, w + 2 * n } };
+        if ((st = partile_mass_assemble(ref, &p, n, &pos, so.off, q, &om, S, NULL)) < 0)
+            goto out;
+    }
+    /* the backend (0), then the reference (1) */
+    for (int pass = 0; pass < 2; pass++) {
+        partile_context_t *c = pass ? ref : ctx;
+        staged s;
+        void *dq = NULL, *dw = NULL, *doff = NULL, *dS = NULL, *dx = NULL, *dy = NULL;
+        void *dqf = NULL, *dwf = NULL, *dxf = NULL, *dyf = NULL;
+        TRY(stage_positions(c, g, x, n, 0, &s));
+        TRY(stage(c, q, n * 8, &dq));
+        TRY(stage(c, w, 3 * n * 8, &dw));
+        TRY(stage(c, so.off, (size_t)(ncells + 1) * 8, &doff));
+        TRY(stage(c, S, sb, &dS));
+        TRY(stage(c, xv, yn * 8, &dx));
+        TRY(stage(c, NULL, yn * 8, &dy));
+        TRY(stage(c, qf, n * 4, &dqf));
+        TRY(stage(c, wf, 3 * n * 4, &dwf));
+        TRY(stage(c, xvf, yn * 4, &dxf));
+        TRY(stage(c, NULL, yn * 4, &dyf));
+        partile_vectors_t om = { PARTILE_DTYPE_FLOAT64,
+                                 { dw, (double *)dw + n, (double *)dw + 2 * n } };
+        partile_vectors_t omf = { PARTILE_DTYPE_FLOAT32,
+                                  { dwf, (float *)dwf + n, (float *)dwf + 2 * n } };
+        for (int k = 0; k < OUTS; k++) {
+            p.order = k == CELL ? PARTILE_ORDER_BY_CELL : PARTILE_ORDER_BY_POINT;
+            if (k == ASSEMBLED)
+                TRY(partile_mass_apply_assembled(c, &p, dS, dx, dy));
+            else
+                TRY(partile_mass_apply_matfree(c, &p, n, &s.pos, doff, dq, &om, dx, dy, NULL));
+            TRY(fetch(c, y[pass] + k * yn, dy, yn * 8));
+        }
+        p.order = PARTILE_ORDER_BY_POINT;
+        TRY(partile_mass_apply_matfree_f32(c, &p, n, &s.pos, doff, dqf, &omf, dxf, dyf, NULL));
+        TRY(fetch(c, yf[pass], dyf, yn * 4));
+    done:
+        free_positions(c, &s);
+        partile_free(c, dq), partile_free(c, dw), partile_free(c, doff), partile_free(c, dS);
+        partile_free(c, dx), partile_free(c, dy), partile_free(c, dqf), partile_free(c, dwf);
+        partile_free(c, dxf), partile_free(c, dyf);
+        if (st < 0)
+            goto out;
+    }
+    for (int k = 0; k < OUTS; k++) {
+        long long d;
+        r->cases++;
+        if ((d = first_diff(y[0] + k * yn, y[1] + k * yn, yn)) >= 0) {
+            r->mismatches++;
+            fprintf(log, "    apply (%s) shape %d kind %d dim %d: y[%lld] = %a, reference %a\n",
+                    what[k], (int)shape, (int)kind, g->dim, d, y[0][k * yn + d], y[1][k * yn + d]);
+        }
+    }
+    r->cases++;
+    if (memcmp(yf[0], yf[1], yn * 4) != 0) {
+        size_t e = 0;
+        while (memcmp(&yf[0][e], &yf[1][e], 4) == 0)
+            e++;
+        r->mismatches++;
+        fprintf(log, "    apply (matrix-free FP32) shape %d kind %d dim %d: y[%zu] = %a, "
+                     "reference %a\n", (int)shape, (int)kind, g->dim, e, yf[0][e], yf[1][e]);
+    }
+out:
+    free(x), free(q), free(w), free(S), free(xv), free(y[0]), free(y[1]);
+    free(qf), free(wf), free(xvf), free(yf[0]), free(yf[1]);
+    free_out(&so);
+    return st;
+}
+
+int partile_check_apply(partile_context_t *ctx, uint64_t seed, FILE *log,
+                        partile_particle_check_t *r)
+{
+    memset(r, 0, sizeof *r);
+    partile_context_t *ref = NULL;
+    int st = partile_context_create("reference", 0, &ref);
+    if (st < 0)
+        return st;
+    uint64_t rng = seed ^ 0xa991ull;
+    for (int dim = 1; dim <= 3 && st >= 0; dim++)
+        for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC && st >= 0; shape++)
+            for (int kind = 0; kind < 2 && st >= 0; kind++) {
+                /* the grids of the mass-matrix group; 3-D CIC by cell takes
+                 * the GPUs' corner passes */
+                partile_grid_t g = make_grid(dim, (dim + kind) % 2, 10.0, 2000);
+                st = apply_case(ctx, ref, &g, (partile_shape_t)shape, (partile_mass_kind_t)kind,
+                                2000, &rng, log, r);
+            }
+    partile_context_destroy(ref);
+    return st;
+}

@@ -288,11 +288,12 @@ static int check_backend(const char *name, const check_opts *o, int *shapes_run)
      * the specification: its own tests check it) */
     if (!o->shape && !o->list && strcmp(name, "reference") != 0) {
         partile_particle_check_t r;
-        const char *group[3] = { "sort", "deposit/gather", "mass matrix" };
-        for (int k = 0; k < 3; k++) {
+        const char *group[4] = { "sort", "deposit/gather", "mass matrix", "mass apply" };
+        for (int k = 0; k < 4; k++) {
             st = k == 0   ? partile_check_sort(ctx, o->seed, stdout, &r)
                  : k == 1 ? partile_check_transfer(ctx, o->seed, stdout, &r)
-                          : partile_check_mass(ctx, o->seed, stdout, &r);
+                 : k == 2 ? partile_check_mass(ctx, o->seed, stdout, &r)
+                          : partile_check_apply(ctx, o->seed, stdout, &r);
             (*shapes_run)++;
             if (st < 0) {
                 report_error(group[k], st);

@@ -56,7 +56,8 @@ int PARTILE_GPU_ENTRY(gather)(void *stream, int sms, partile_gpu_workspace *ws,
 enum {
     PARTILE_GPU_APPLY_DEFAULT = 0,
     PARTILE_GPU_APPLY_COMPOSED = 1, /* gather, scale, sorted deposit, σ */
-    PARTILE_GPU_APPLY_FUSED = 2     /* per-particle prepare, per-point deposit */
+    PARTILE_GPU_APPLY_FUSED = 2     /* per-particle prepare, per-point deposit;
+                                     * by cell: the corner passes where they serve */
 };
 /* Mass-matrix assembly (backends/gpu/mass_*.inc); engine: the vendor's tile
  * engine index (CUDA: 0 f64 m8n8k4, 1 f64 m16n8k16 on sm_90, 2 tf32 m16n8k8;
