@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Plot bench_apply's JSON: GDofs/s of y = M x against particles per cell,
 one panel per shape and kind: sparse-host (OpenMP CSR/BSR), cuSPARSE,
-assembled canonical (partile), matrix-free (partile), FP64 solid, FP32
-dashed. The sparse and assembled rates do not depend on ppc for the apply
+assembled canonical (partile), matrix-free (partile; by point, and by cell
+where the JSON has it), FP64 solid, FP32 dashed. The sparse and assembled rates do not depend on ppc for the apply
 itself (only the assembly does).
 usage: plot_apply.py APPLY.json OUT.png"""
 import json
@@ -22,6 +22,7 @@ series = [
     ("cuSPARSE FP32", "cusparse_fp32_seconds", "C1", "--"),
     ("assembled canonical FP64", "assembled_canonical_fp64_seconds", "C2", "-"),
     ("matrix-free FP64", "matfree_fp64_seconds", "C3", "-"),
+    ("matrix-free by cell FP64", "matfree_fp64_by_cell_seconds", "C4", "-"),
     ("matrix-free FP32", "matfree_fp32_seconds", "C3", "--"),
 ]
 panels = [(s, k) for s in ("cic", "tsc") for k in ("scalar", "tensor")]
