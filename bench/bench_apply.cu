@@ -21,7 +21,8 @@
  * the assembly time (partile_mass_assemble on the CUDA context; on the
  * reference backend if CUDA has none, then said in the output), and the
  * break-even number of applications above which assembling pays:
- * t_assembly / (t_matfree − t_assembled_apply). Bitwise checks: the two
+ * t_assembly / (t_matfree − t_assembled_apply) (brkc: with the by-cell
+ * matrix-free time; -1 in the JSON where it never pays). Bitwise checks: the two
  * matrix-free paths and the public call agree; against the reference
  * backend for n <= --ref-max. The sparse matrices' structure does not
  * depend on ppc, so the sparse rows are timed once per shape and kind (on
@@ -360,10 +361,13 @@ int main(int argc, char **argv)
     printf("grid %d^3 periodic; assembly on %s%s\n", side, gpu_assembles ? "cuda" : "reference",
            gpu_assembles ? "" : " (the CUDA backend has no mass_assemble in this build: timed on the host)");
     printf("GDofs/s (roofline fraction): sparse-host, cuSPARSE, assembled canonical, matrix-free; "
-           "FP64 | FP32; asm = assembly ms; brk = break-even applications\n");
-    printf("%3s %3s %4s %9s | %12s %12s %12s %12s %6s %6s %12s | %12s %12s %12s | %9s %8s %7s %4s %4s\n",
+           "FP64 | FP32; asm = assembly ms; brk = break-even applications (brkc: against the "
+           "by-cell matrix-free apply)\n");
+    printf("%3s %3s %4s %9s | %12s %12s %12s %12s %6s %6s %12s | %12s %12s %12s | %9s %8s %7s %7s %4s "
+           "%4s\n",
            "shp", "knd", "ppc", "relerr", "host64", "cusp64", "canon64", "mfree64", "cmp", "fused",
-           "mfcell64", "host32", "cusp32", "mfree32", "f32err", "asm ms", "brk", "bit", "bitc");
+           "mfcell64", "host32", "cusp32", "mfree32", "f32err", "asm ms", "brk", "brkc", "bit",
+           "bitc");
     if (jf) {
         bench_json_row(&j, "copy_bandwidth", bw, "B/s", -1, "");
         bench_json_row(&j, "host_copy_bandwidth", hbw, "B/s", -1, "");
@@ -502,7 +506,7 @@ int main(int argc, char **argv)
                 } else {
                     have_asm = 0;
                 }
-                double relerr = -1, relerr_cell = -1, t_asm_apply = -1, brk = -1;
+                double relerr = -1, relerr_cell = -1, t_asm_apply = -1, brk = -1, brk_cell = -1;
                 if (have_asm) {
                     PK(partile_time(ctx, do_assembled, &a, 1, 5, &tasm_apply));
                     t_asm_apply = tasm_apply.median_s;
@@ -510,6 +514,10 @@ int main(int argc, char **argv)
                     relerr = rel_err(y_mf.data(), y_asm.data(), rows);
                     relerr_cell = time_cell ? rel_err(y_cell.data(), y_asm.data(), rows) : -1;
                     brk = tmf.median_s > t_asm_apply ? tasm.median_s / (tmf.median_s - t_asm_apply) : INFINITY;
+                    if (time_cell)
+                        brk_cell = tcell.median_s > t_asm_apply
+                                       ? tasm.median_s / (tcell.median_s - t_asm_apply)
+                                       : INFINITY;
                     if (!have_sparse) {
                         sp_t = time_sparse(ctx, sp, stream, &a, &L, m, y_asm.data());
                         have_sparse = 1;
@@ -546,14 +554,15 @@ int main(int argc, char **argv)
                 const char *kn = kind ? "ten" : "sca";
 #define GR(t, bytes, ceil) (t) > 0 ? dofs / (t) : 0.0, (t) > 0 ? (bytes) / (ceil) / (t) : 0.0
                 printf("%3s %3s %4d %9.2e | %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) %6.2f %6.2f "
-                       "%6.2f(%3.2f) | %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) | %9.2e %8.2f %7.1f %4s %4s\n",
+                       "%6.2f(%3.2f) | %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) | %9.2e %8.2f %7.1f %7.1f %4s "
+                       "%4s\n",
                        sn, kn, ppc, relerr, GR(have_sparse ? sp_t.host64 : -1, sp_t.hbytes64, hbw),
                        GR(have_sparse ? sp_t.dev64 : -1, sp_t.dbytes64, bw), GR(t_asm_apply, basm, bw),
                        GR(tmf.median_s, b64, bw), dofs / t_comp, dofs / t_fused,
                        GR(tcell.median_s, b64, bw),
                        GR(have_sparse ? sp_t.host32 : -1, sp_t.hbytes32, hbw),
                        GR(have_sparse ? sp_t.dev32 : -1, sp_t.dbytes32, bw), GR(tmf32.median_s, b32, bw),
-                       f32err, have_asm ? tasm.median_s * 1e3 : -1.0, brk, bit, bitc);
+                       f32err, have_asm ? tasm.median_s * 1e3 : -1.0, brk, brk_cell, bit, bitc);
                 fflush(stdout);
                 if (jf) {
                     char name[160];
@@ -582,6 +591,9 @@ int main(int argc, char **argv)
                         ROW("assembled_canonical_fp64_seconds", t_asm_apply, "s", basm / bw / t_asm_apply, "roofline");
                         ROW("relerr_matfree_vs_assembled", relerr, "1", -1, "");
                         ROW("break_even_applications", isinf(brk) ? -1.0 : brk, "1", -1, "");
+                        if (time_cell)
+                            ROW("break_even_applications_by_cell", isinf(brk_cell) ? -1.0 : brk_cell,
+                                "1", -1, "");
                     }
                     if (have_sparse) {
                         ROW("sparse_host_fp64_seconds", sp_t.host64, "s", sp_t.hbytes64 / hbw / sp_t.host64, "host_roofline");
