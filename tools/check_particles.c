@@ -384,6 +384,16 @@ int partile_check_transfer(partile_context_t *ctx, uint64_t seed, FILE *log,
     return st;
 }
 
+/* Charges in [-0.5, 1.5) and ω in [-2, 2)^3 (SoA) per particle. */
+static void random_charges(size_t n, uint64_t *rng, double *q, double *w)
+{
+    for (size_t p = 0; p < n; p++) {
+        q[p] = 2 * uniform(rng) - 0.5;
+        for (int a = 0; a < 3; a++)
+            w[a * n + p] = 4 * uniform(rng) - 2;
+    }
+}
+
 /* One mass-matrix case: bitwise mode (the tile kernel and the FMA-per-cell
  * kernel) equal to the reference to the bit, relaxed mode within 1e-12 of
  * the largest entry. */
@@ -408,11 +418,7 @@ static int mass_case(partile_context_t *ctx, partile_context_t *ref, const parti
     }
     if ((st = sorted_particles(ref, g, n, rng, x, &so)) < 0)
         goto out;
-    for (size_t p = 0; p < n; p++) {
-        q[p] = 2 * uniform(rng) - 0.5;
-        for (int a = 0; a < 3; a++)
-            w[a * n + p] = 4 * uniform(rng) - 2;
-    }
+    random_charges(n, rng, q, w);
     /* the backend: tiles bitwise, tiles relaxed, FMA per cell; then the reference */
     double *const result[4] = { got, relaxed, fma_cell, want };
     for (int pass = 0; pass < 4; pass++) {
@@ -472,25 +478,38 @@ out:
     return st;
 }
 
-int partile_check_mass(partile_context_t *ctx, uint64_t seed, FILE *log,
-                       partile_particle_check_t *r)
+typedef int (*mass_case_fn)(partile_context_t *ctx, partile_context_t *ref,
+                            const partile_grid_t *g, partile_shape_t shape,
+                            partile_mass_kind_t kind, size_t n, uint64_t *rng, FILE *log,
+                            partile_particle_check_t *r);
+
+/* A mass-matrix group: case_fn on 1–3-D grids, CIC and TSC, scalar and
+ * tensor, with 2000 fresh particles each (salt: the group's random stream). */
+static int run_mass_grids(partile_context_t *ctx, uint64_t seed, uint64_t salt, mass_case_fn case_fn,
+                          FILE *log, partile_particle_check_t *r)
 {
     memset(r, 0, sizeof *r);
     partile_context_t *ref = NULL;
     int st = partile_context_create("reference", 0, &ref);
     if (st < 0)
         return st;
-    uint64_t rng = seed ^ 0x3a55ull;
+    uint64_t rng = seed ^ salt;
     for (int dim = 1; dim <= 3 && st >= 0; dim++)
         for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC && st >= 0; shape++)
             for (int kind = 0; kind < 2 && st >= 0; kind++) {
                 /* TSC on a periodic axis needs 5 cells: 40 particles per cell keeps that */
                 partile_grid_t g = make_grid(dim, (dim + kind) % 2, 10.0, 2000);
-                st = mass_case(ctx, ref, &g, (partile_shape_t)shape, (partile_mass_kind_t)kind,
-                               2000, &rng, log, r);
+                st = case_fn(ctx, ref, &g, (partile_shape_t)shape, (partile_mass_kind_t)kind, 2000,
+                             &rng, log, r);
             }
     partile_context_destroy(ref);
     return st;
+}
+
+int partile_check_mass(partile_context_t *ctx, uint64_t seed, FILE *log,
+                       partile_particle_check_t *r)
+{
+    return run_mass_grids(ctx, seed, 0x3a55ull, mass_case, log, r);
 }
 
 /* One mass-matrix apply case (include/partile/apply.h): matrix-free FP64 in
@@ -524,14 +543,11 @@ static int apply_case(partile_context_t *ctx, partile_context_t *ref, const part
     }
     if ((st = sorted_particles(ref, g, n, rng, x, &so)) < 0)
         goto out;
-    for (size_t p = 0; p < n; p++) {
-        q[p] = 2 * uniform(rng) - 0.5;
+    random_charges(n, rng, q, w);
+    for (size_t p = 0; p < n; p++)
         qf[p] = (float)q[p];
-        for (int a = 0; a < 3; a++) {
-            w[a * n + p] = 4 * uniform(rng) - 2;
-            wf[a * n + p] = (float)w[a * n + p];
-        }
-    }
+    for (size_t e = 0; e < 3 * n; e++)
+        wf[e] = (float)w[e];
     for (size_t e = 0; e < yn; e++) {
         xv[e] = 2 * uniform(rng) - 1;
         xvf[e] = (float)xv[e];
@@ -613,24 +629,9 @@ out:
     return st;
 }
 
+/* 3-D CIC by cell takes the GPUs' corner passes */
 int partile_check_apply(partile_context_t *ctx, uint64_t seed, FILE *log,
                         partile_particle_check_t *r)
 {
-    memset(r, 0, sizeof *r);
-    partile_context_t *ref = NULL;
-    int st = partile_context_create("reference", 0, &ref);
-    if (st < 0)
-        return st;
-    uint64_t rng = seed ^ 0xa991ull;
-    for (int dim = 1; dim <= 3 && st >= 0; dim++)
-        for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC && st >= 0; shape++)
-            for (int kind = 0; kind < 2 && st >= 0; kind++) {
-                /* the grids of the mass-matrix group; 3-D CIC by cell takes
-                 * the GPUs' corner passes */
-                partile_grid_t g = make_grid(dim, (dim + kind) % 2, 10.0, 2000);
-                st = apply_case(ctx, ref, &g, (partile_shape_t)shape, (partile_mass_kind_t)kind,
-                                2000, &rng, log, r);
-            }
-    partile_context_destroy(ref);
-    return st;
+    return run_mass_grids(ctx, seed, 0xa991ull, apply_case, log, r);
 }
