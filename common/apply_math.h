@@ -25,6 +25,20 @@ static inline PARTILE_HD void partile_alpha_f32(const float w[3], float alpha[9]
             alpha[3 * i + j] = ((i == j ? 1.0f : 0.0f) + w[i] * w[j] - C[3 * i + j]) / d;
 }
 
+/* partile_apply_scale (common/mass_math.h) in FP32: fmaf, partile_alpha_f32. */
+static inline PARTILE_HD void partile_apply_scale_f32(float q, const float w[3], const float X[3],
+                                                      float V[3])
+{
+    float alpha[9];
+    partile_alpha_f32(w, alpha);
+    for (int i = 0; i < 3; i++) {
+        float acc = 0.0f;
+        for (int j = 0; j < 3; j++)
+            acc = fmaf(q * alpha[3 * i + j], X[j], acc);
+        V[i] = acc;
+    }
+}
+
 /* Node-centred CIC or TSC at s = (x − lower)/h: the unwrapped first point
  * and the fraction (CIC: ξ = s − floor(s); TSC: δ = s − floor(s + ½)). */
 static inline PARTILE_HD double partile_stencil_frac(int shape, double s, int64_t *first)

@@ -4,6 +4,8 @@
 #ifndef PARTILE_COMMON_MASS_MATH_H
 #define PARTILE_COMMON_MASS_MATH_H
 
+#include <math.h>
+
 #include "common/portable.h"
 #include "common/shape.h"
 
@@ -18,6 +20,21 @@ static inline PARTILE_HD void partile_alpha(const double w[3], double alpha[9])
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             alpha[3 * i + j] = ((i == j ? 1.0 : 0.0) + w[i] * w[j] - C[3 * i + j]) / d;
+}
+
+/* The matrix-free apply's scale (include/partile/apply.h): V_i = fma chain
+ * from 0 over j = 0, 1, 2 of (q·α_ij) X_j, α = partile_alpha(ω). */
+static inline PARTILE_HD void partile_apply_scale(double q, const double w[3], const double X[3],
+                                                  double V[3])
+{
+    double alpha[9];
+    partile_alpha(w, alpha);
+    for (int i = 0; i < 3; i++) {
+        double acc = 0.0;
+        for (int j = 0; j < 3; j++)
+            acc = fma(q * alpha[3 * i + j], X[j], acc);
+        V[i] = acc;
+    }
 }
 
 /* Stencil side S = 2n + 1 (n = 1 CIC, 2 TSC), offsets per point stored:

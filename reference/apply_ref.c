@@ -102,14 +102,7 @@ int partile_mass_apply_matfree_f32_ref(const partile_mass_params_t *p, size_t n,
             V[i] = q[i] * X[0];
             continue;
         }
-        float alpha[9];
-        partile_alpha_f32(w + 3 * i, alpha);
-        for (int r = 0; r < 3; r++) {
-            float acc = 0.0f;
-            for (int c = 0; c < 3; c++)
-                acc = fmaf(q[i] * alpha[3 * r + c], X[c], acc);
-            V[3 * i + r] = acc;
-        }
+        partile_apply_scale_f32(q[i], w + 3 * i, X, V + 3 * i);
     }
     /* deposit in particle order (sorted: cells increasing) */
     for (size_t i = 0; i < n; i++) {

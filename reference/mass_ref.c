@@ -247,14 +247,7 @@ int partile_mass_apply_matfree_ref(const partile_mass_params_t *p, size_t n,
             V[i] = q[i] * X[i];
             continue;
         }
-        double alpha[9];
-        partile_alpha(w + 3 * i, alpha);
-        for (int r = 0; r < 3; r++) {
-            double acc = 0.0;
-            for (int c = 0; c < 3; c++)
-                acc = fma(q[i] * alpha[3 * r + c], X[3 * i + c], acc);
-            V[3 * i + r] = acc;
-        }
+        partile_apply_scale(q[i], w + 3 * i, X + 3 * i, V + 3 * i);
     }
     if ((st = partile_deposit_ref(&t, n, pos, V, off, F, bad)) != 0)
         goto out;
