@@ -7,38 +7,10 @@
 
 #include "common/apply_math.h"
 #include "common/error.h"
-#include "common/shape.h"
 #include "reference/apply_ref.h"
+#include "reference/deposit_ref.h"
 #include "reference/mass_ref.h"
 #include "reference/sort_ref.h"
-
-/* A particle's stencil (positions already checked) and the stored point
- * and (float) weight of entry e = xc + 3 (yc + 3 zc), or -1 where unused. */
-static void entries(const partile_grid_t *g, int shape, const partile_vectors_t *pos, int64_t p,
-                    int64_t pt[27], float wt[27])
-{
-    double x[3];
-    for (int a = 0; a < 3; a++)
-        x[a] = a < g->dim ? partile_vector_at(pos, a, p) : 0.0;
-    partile_stencil_1d s[3];
-    int64_t cell;
-    partile_particle_stencil(g, shape, PARTILE_CENTERING_NODE, x, 0.0, s, &cell);
-    for (int e = 0; e < 27; e++)
-        pt[e] = -1;
-    for (int zc = 0; zc < s[2].count; zc++)
-        for (int yc = 0; yc < s[1].count; yc++)
-            for (int xc = 0; xc < s[0].count; xc++) {
-                const int64_t i[3] = { s[0].first + xc, s[1].first + yc, s[2].first + zc };
-                int64_t index = 0, stride = 1;
-                for (int a = 0; a < g->dim; a++) {
-                    index += partile_point_index(i[a], g->cells[a], g->periodic[a]) * stride;
-                    stride *= partile_axis_points(g->cells[a], g->periodic[a], PARTILE_CENTERING_NODE);
-                }
-                const int e = xc + 3 * (yc + 3 * zc);
-                pt[e] = index;
-                wt[e] = (float)((s[0].w[xc] * s[1].w[yc]) * s[2].w[zc]);
-            }
-}
 
 int partile_mass_apply_matfree_f32_ref(const partile_mass_params_t *p, size_t n,
                                        const partile_vectors_t *pos, const int64_t *off,
@@ -88,16 +60,18 @@ int partile_mass_apply_matfree_f32_ref(const partile_mass_params_t *p, size_t n,
     }
     if ((st = partile_check_cell_list_ref(ncells, n, off, cell, bad)) != 0)
         goto out;
-    /* gather and scale, per particle */
+    /* gather and scale, per particle; each weight (float) of its FP64 value */
+    const partile_transfer_t t = { g, p->shape, PARTILE_CENTERING_NODE, m, NULL,
+                                   PARTILE_ORDER_BY_POINT };
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < (int64_t)n; i++) {
         int64_t pt[27];
-        float wt[27], X[3] = { 0.0f, 0.0f, 0.0f };
-        entries(g, (int)p->shape, pos, i, pt, wt);
-        for (int e = 0; e < 27; e++)
-            if (pt[e] >= 0)
-                for (int j = 0; j < m; j++)
-                    X[j] = fmaf(wt[e], x[pt[e] * m + j], X[j]);
+        double wt[27];
+        float X[3] = { 0.0f, 0.0f, 0.0f };
+        const int ne = partile_stencil_entries_ref(&t, pos, i, pt, wt);
+        for (int e = 0; e < ne; e++)
+            for (int j = 0; j < m; j++)
+                X[j] = fmaf((float)wt[e], x[pt[e] * m + j], X[j]);
         if (m == 1) {
             V[i] = q[i] * X[0];
             continue;
@@ -107,12 +81,11 @@ int partile_mass_apply_matfree_f32_ref(const partile_mass_params_t *p, size_t n,
     /* deposit in particle order (sorted: cells increasing) */
     for (size_t i = 0; i < n; i++) {
         int64_t pt[27];
-        float wt[27];
-        entries(g, (int)p->shape, pos, (int64_t)i, pt, wt);
-        for (int e = 0; e < 27; e++)
-            if (pt[e] >= 0)
-                for (int j = 0; j < m; j++)
-                    F[pt[e] * m + j] = fmaf(wt[e], V[i * m + j], F[pt[e] * m + j]);
+        double wt[27];
+        const int ne = partile_stencil_entries_ref(&t, pos, (int64_t)i, pt, wt);
+        for (int e = 0; e < ne; e++)
+            for (int j = 0; j < m; j++)
+                F[pt[e] * m + j] = fmaf((float)wt[e], V[i * m + j], F[pt[e] * m + j]);
     }
     const float sigma = (float)p->sigma;
     for (int64_t e = 0; e < L.points * m; e++)

@@ -52,11 +52,8 @@ static void load_x(const partile_vectors_t *pos, int dim, int64_t p, double x[3]
         x[a] = a < dim ? partile_vector_at(pos, a, p) : 0.0;
 }
 
-/* Particle p's stencil entries in the specified order (z outermost, x
- * innermost, each axis from its lowest point up): each one's stored point
- * and weight (w_x · w_y) · w_z. Returns their count (at most 27). */
-static int stencil_entries(const partile_transfer_t *t, const partile_vectors_t *pos, int64_t p,
-                           int64_t point[27], double weight[27])
+int partile_stencil_entries_ref(const partile_transfer_t *t, const partile_vectors_t *pos,
+                                int64_t p, int64_t point[27], double weight[27])
 {
     double x[3];
     int64_t c;
@@ -109,7 +106,7 @@ static int sum_by_cell(const partile_transfer_t *t, size_t n, const partile_vect
             const int64_t p = order[k];
             int64_t point[27];
             double w[27];
-            const int ne = stencil_entries(t, pos, p, point, w);
+            const int ne = partile_stencil_entries_ref(t, pos, p, point, w);
             for (int e = 0; e < ne; e++) {
                 const int64_t gi = point[e];
                 if (stamp[gi] != c) { /* the cell's first entry on gi */
@@ -191,7 +188,7 @@ int partile_deposit_ref(const partile_transfer_t *t, size_t n, const partile_vec
             const int64_t p = order[k];
             int64_t point[27];
             double w[27];
-            const int ne = stencil_entries(t, pos, p, point, w);
+            const int ne = partile_stencil_entries_ref(t, pos, p, point, w);
             for (int e = 0; e < ne; e++)
                 for (int j = 0; j < m; j++)
                     acc[point[e] * m + j] = fma(w[e], values[p * m + j], acc[point[e] * m + j]);
@@ -226,7 +223,7 @@ int partile_gather_ref(const partile_transfer_t *t, size_t n, const partile_vect
     for (int64_t p = 0; p < (int64_t)n; p++) {
         double acc[PARTILE_MAX_COMPONENTS] = { 0 }, w[27];
         int64_t point[27];
-        const int ne = stencil_entries(t, pos, p, point, w);
+        const int ne = partile_stencil_entries_ref(t, pos, p, point, w);
         for (int e = 0; e < ne; e++)
             for (int j = 0; j < m; j++)
                 acc[j] = fma(w[e], field[point[e] * m + j], acc[j]);
