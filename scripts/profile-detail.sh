@@ -25,20 +25,30 @@ ncu --clock-control none --kernel-name-base "${NCU_NAME_BASE:-function}" --kerne
   ncu --import "$rep.ncu-rep" --page source --csv --print-source cuda 2>/dev/null >"$rep-src.csv"
   python3 - "$rep-src.csv" <<'PY'
 import csv, sys
+# The CSV holds a section per source file: a "File Name" row, then a header
+# row (with "Source" and the stall-sample columns), then that file's lines.
 rows = list(csv.reader(open(sys.argv[1])))
-if not rows:
-    sys.exit(0)
-head = rows[0]
-col = next((i for i, h in enumerate(head) if h.startswith("Warp Stall Sampling (All")), None)
-src = next((i for i, h in enumerate(head) if h == "Source"), None)
-if col is None or src is None:
-    print("columns:", head[:12]); sys.exit(0)
+col = src = None
+fname = ""
+lines = []
 def val(r):
     try: return float(r[col].replace(",", ""))
-    except ValueError: return 0.0
-tot = sum(val(r) for r in rows[1:]) or 1
-for r in sorted(rows[1:], key=val, reverse=True)[:30]:
-    print(f"{100*val(r)/tot:5.1f}%  {r[0]:>5}  {r[src].strip()[:120]}")
+    except (ValueError, IndexError): return 0.0
+for r in rows:
+    if r and r[0] == "File Name":
+        fname = r[1].split("/")[-1] if len(r) > 1 else ""
+        continue
+    if any(h.startswith("Warp Stall Sampling (All") for h in r) and "Source" in r:
+        col = next(i for i, h in enumerate(r) if h.startswith("Warp Stall Sampling (All"))
+        src = r.index("Source")
+        continue
+    if col is not None and len(r) > max(col, src):
+        lines.append((val(r), fname, r[0], r[src].strip()))
+if not lines:
+    print("no source lines:", rows[:2]); sys.exit(0)
+tot = sum(v for v, *_ in lines) or 1
+for v, f, n, s in sorted(lines, key=lambda l: -l[0])[:30]:
+    print(f"{100*v/tot:5.1f}%  {f[:18]}:{n:>5}  {s[:110]}")
 PY
 } >"$OUT/ncu-$name.txt"
 cat "$OUT/ncu-$name.txt"
