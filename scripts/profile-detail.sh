@@ -21,12 +21,18 @@ ncu --clock-control none --kernel-name-base "${NCU_NAME_BASE:-function}" --kerne
 {
   ncu --import "$rep.ncu-rep" --page details --print-units base 2>&1 |
     grep -vE "^\s*-{5,}|^\s*$" | cut -c1-150 | head -150
-  echo "-- hottest source lines (warp stall samples)"
-  ncu --import "$rep.ncu-rep" --page source --csv --print-source cuda 2>/dev/null >"$rep-src.csv"
-  python3 - "$rep-src.csv" <<'PY'
+  # the CUDA-source view, and the SASS view (which holds the stall samples
+  # where the source view gave only the text, 2026-12-03); the SASS page
+  # also goes to $OUT, compressed
+  for view in cuda sass; do
+  echo "-- hottest $view lines (warp stall samples)"
+  ncu --import "$rep.ncu-rep" --page source --csv --print-source $view 2>/dev/null >"$rep-$view.csv"
+  [ $view = sass ] && gzip -c "$rep-$view.csv" >"$OUT/ncu-$name-sass.csv.gz"
+  python3 - "$rep-$view.csv" <<'PY'
 import csv, sys
-# The CSV holds a section per source file: a "File Name" row, then a header
-# row (with "Source" and the stall-sample columns), then that file's lines.
+# The CSV holds a section per source file (or kernel): a "File Name" (or
+# "Kernel Name") row, then a header row (with "Source" and the stall-sample
+# columns), then its lines.
 rows = list(csv.reader(open(sys.argv[1])))
 col = src = None
 fname = ""
@@ -35,7 +41,7 @@ def val(r):
     try: return float(r[col].replace(",", ""))
     except (ValueError, IndexError): return 0.0
 for r in rows:
-    if r and r[0] == "File Name":
+    if r and r[0] in ("File Name", "Kernel Name"):
         fname = r[1].split("/")[-1] if len(r) > 1 else ""
         continue
     if any(h.startswith("Warp Stall Sampling (All") for h in r) and "Source" in r:
@@ -50,5 +56,6 @@ tot = sum(v for v, *_ in lines) or 1
 for v, f, n, s in sorted(lines, key=lambda l: -l[0])[:30]:
     print(f"{100*v/tot:5.1f}%  {f[:18]}:{n:>5}  {s[:110]}")
 PY
+  done
 } >"$OUT/ncu-$name.txt"
 cat "$OUT/ncu-$name.txt"

@@ -549,16 +549,35 @@ static int run_case(const spec &s, int cent, uint64_t seed)
             corner_source src;
             memset(&src, 0, sizeof src);
             src.V = vs.data();
+            /* batches of 32 and 16 (several per cell at 40 and 150 per
+             * cell); every other case the compacted rounds instead, each of
+             * their shapes in turn (two corners per lane in rounds of 8, one
+             * in rounds of 16, and 32 for one component) */
+            const int rounds = corner_cases % 2, shape = corner_cases / 2 % (M == 1 ? 3 : 2);
             launch(3, CORNER_THREADS, [&] {
-                /* batches of 32 and 16 (several per cell at 40 and 150 per cell) */
-                if (M == 1)
-                    k_cell_corner_sums<1, 4, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
-                                                            &words[2], &words[0], &words[3],
-                                                            corners.data());
+                ull *const lw = &words[2], *const pw = &words[0], *const ow = &words[3];
+                double *const out = corners.data();
+                if (!rounds && M == 1)
+                    k_cell_corner_sums<1, 4, CORNER_FROM_V>(ncells, t, off.data(), nn, src, lw, pw,
+                                                            ow, out);
+                else if (!rounds)
+                    k_cell_corner_sums<3, 2, CORNER_FROM_V>(ncells, t, off.data(), nn, src, lw, pw,
+                                                            ow, out);
+                else if (M == 1 && shape == 0)
+                    k_cell_corner_rounds<1, 2, 8, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
+                                                                 lw, pw, ow, out);
+                else if (M == 1 && shape == 1)
+                    k_cell_corner_rounds<1, 1, 16, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
+                                                                  lw, pw, ow, out);
+                else if (M == 1)
+                    k_cell_corner_rounds<1, 1, 32, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
+                                                                  lw, pw, ow, out);
+                else if (shape == 0)
+                    k_cell_corner_rounds<3, 2, 8, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
+                                                                 lw, pw, ow, out);
                 else
-                    k_cell_corner_sums<3, 2, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
-                                                            &words[2], &words[0], &words[3],
-                                                            corners.data());
+                    k_cell_corner_rounds<3, 1, 16, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
+                                                                  lw, pw, ow, out);
             });
             if (words[0] != NO_BAD || words[1] != NO_BAD || words[3] != NO_BAD) {
                 printf("FAIL %s: k_cell_corner_sums flagged %llx %llx %llx\n", what, words[0],
@@ -605,8 +624,14 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                 as.wx = aw.data(), as.wy = aw.data() + n1, as.wz = aw.data() + 2 * n1;
                 as.B = aB.data(), as.beta = 0.7;
                 std::vector<double> ac(8 * (size_t)ncells * M, NAN), ay(total * M, NAN);
+                /* the scalar apply also in the rounds (its shape below
+                 * CORNER_PER1_PPC), every other run */
+                const int scalar_rounds = apply_corner_runs % 2;
                 launch(3, CORNER_THREADS, [&] {
-                    if (M == 1)
+                    if (M == 1 && scalar_rounds)
+                        k_cell_corner_rounds<1, 2, 8, CORNER_APPLY_SCALAR>(
+                            ncells, t, off.data(), nn, as, &aw5[3], &aw5[0], &aw5[4], ac.data());
+                    else if (M == 1)
                         k_cell_corner_sums<1, 4, CORNER_APPLY_SCALAR>(ncells, t, off.data(), nn, as,
                                                                       &aw5[3], &aw5[0], &aw5[4],
                                                                       ac.data());

@@ -28,7 +28,7 @@
  *    3.8 / 1.9 / 0.74, TSC scalar 0.71 / 0.32 / 0.12, CIC tensor 10.2 /
  *    4.7 / 1.46, TSC tensor 1.85 / 0.77 / 0.23;
  *  - matrix-free by cell (params->order; node-centred CIC in 3-D): scalar
- *    3.1 / 2.7 / 1.27, tensor 5.2 / 5.1 / 2.44, and 2.5–3.2× the point
+ *    3.1 / 2.5–2.9 / 1.27, tensor 5.2 / 5.3 / 2.7, and 2.5–3.2× the point
  *    order at 64–128 per cell. Below about 2 per cell the point order is
  *    the faster; TSC and 1-D/2-D grids by cell take a slow generic kernel.
  * So for scalars the assembled apply is the faster at every density, and
