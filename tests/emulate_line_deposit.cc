@@ -543,80 +543,92 @@ static int run_case(const spec &s, int cent, uint64_t seed)
             fails++;
         }
         if (s.W == 2 && node && s.dim == 3 && by_points && (M == 1 || M == 3)) {
-            std::vector<double> corners(8 * (size_t)ncells * M, NAN), yk = y0;
+            /* the first pass in batches per cell, then in compacted rounds,
+             * the rounds' shapes in turn from case to case (two corners per
+             * lane in rounds of 8, one in rounds of 16, and 32 for one
+             * component) */
+            const int shape = corner_cases % (M == 1 ? 3 : 2);
             const long long nn = (long long)n;
-            ull words[4] = { NO_BAD, NO_BAD, NO_BAD, NO_BAD };
-            corner_source src;
-            memset(&src, 0, sizeof src);
-            src.V = vs.data();
-            /* batches of 32 and 16 (several per cell at 40 and 150 per
-             * cell); every other case the compacted rounds instead, each of
-             * their shapes in turn (two corners per lane in rounds of 8, one
-             * in rounds of 16, and 32 for one component) */
-            const int rounds = corner_cases % 2, shape = corner_cases / 2 % (M == 1 ? 3 : 2);
-            launch(3, CORNER_THREADS, [&] {
-                ull *const lw = &words[2], *const pw = &words[0], *const ow = &words[3];
-                double *const out = corners.data();
-                if (!rounds && M == 1)
-                    k_cell_corner_sums<1, 4, CORNER_FROM_V>(ncells, t, off.data(), nn, src, lw, pw,
-                                                            ow, out);
-                else if (!rounds)
-                    k_cell_corner_sums<3, 2, CORNER_FROM_V>(ncells, t, off.data(), nn, src, lw, pw,
-                                                            ow, out);
-                else if (M == 1 && shape == 0)
-                    k_cell_corner_rounds<1, 2, 8, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
-                                                                 lw, pw, ow, out);
-                else if (M == 1 && shape == 1)
-                    k_cell_corner_rounds<1, 1, 16, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
-                                                                  lw, pw, ow, out);
-                else if (M == 1)
-                    k_cell_corner_rounds<1, 1, 32, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
-                                                                  lw, pw, ow, out);
-                else if (shape == 0)
-                    k_cell_corner_rounds<3, 2, 8, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
-                                                                 lw, pw, ow, out);
-                else
-                    k_cell_corner_rounds<3, 1, 16, CORNER_FROM_V>(ncells, t, off.data(), nn, src,
-                                                                  lw, pw, ow, out);
-            });
-            if (words[0] != NO_BAD || words[1] != NO_BAD || words[3] != NO_BAD) {
-                printf("FAIL %s: k_cell_corner_sums flagged %llx %llx %llx\n", what, words[0],
-                       words[1], words[3]);
-                fails++;
-            }
-            launch(3, 64, [&] {
-                if (M == 1)
-                    k_point_corner_sums<1, 1>(total, t, corners.data(), ncells, 1.0, yk.data());
-                else
-                    k_point_corner_sums<3, 1>(total, t, corners.data(), ncells, 1.0, yk.data());
-            });
-            if (memcmp(added_by_cell.data(), yk.data(), yk.size() * sizeof(double)) != 0) {
-                printf("FAIL %s: the corner passes differ from the reference by cell (%lld "
-                       "values)\n",
-                       what,
-                       (long long)emu_differ(added_by_cell.data(), yk.data(), total * M, &first));
-                fails++;
-            }
-            /* the matrix-free apply's form (ADD = 0): σ·(0 + the sum into zeros) */
-            const double sigma = 0.5 + uniform();
-            std::vector<double> want0(total * M), y0k(total * M, NAN);
-            for (size_t i = 0; i < want0.size(); i++)
-                want0[i] = sigma * (0.0 + alone_by_cell[i]);
-            launch(3, 64, [&] {
-                if (M == 1)
-                    k_point_corner_sums<1, 0>(total, t, corners.data(), ncells, sigma, y0k.data());
-                else
-                    k_point_corner_sums<3, 0>(total, t, corners.data(), ncells, sigma, y0k.data());
-            });
-            if (memcmp(want0.data(), y0k.data(), want0.size() * sizeof(double)) != 0) {
-                printf("FAIL %s: the corner passes (ADD 0) differ from sigma times the reference "
-                       "by cell (%lld values)\n",
-                       what, (long long)emu_differ(want0.data(), y0k.data(), total * M, &first));
-                fails++;
+            for (int rounds = 0; rounds < 2; rounds++) {
+                const char *first_pass = rounds ? "k_cell_corner_rounds" : "k_cell_corner_sums";
+                std::vector<double> corners(8 * (size_t)ncells * M, NAN), yk = y0;
+                ull words[4] = { NO_BAD, NO_BAD, NO_BAD, NO_BAD };
+                corner_source src;
+                memset(&src, 0, sizeof src);
+                src.V = vs.data();
+                /* batches per cell of 32 and 16 (several per cell at 40 and
+                 * 150 per cell), or the rounds */
+                launch(3, CORNER_THREADS, [&] {
+                    ull *const lw = &words[2], *const pw = &words[0], *const ow = &words[3];
+                    double *const out = corners.data();
+                    const int64_t *const o = off.data();
+                    if (!rounds && M == 1)
+                        k_cell_corner_sums<1, 4, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw, ow,
+                                                                out);
+                    else if (!rounds)
+                        k_cell_corner_sums<3, 2, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw, ow,
+                                                                out);
+                    else if (M == 1 && shape == 0)
+                        k_cell_corner_rounds<1, 2, 8, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
+                                                                     ow, out);
+                    else if (M == 1 && shape == 1)
+                        k_cell_corner_rounds<1, 1, 16, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
+                                                                      ow, out);
+                    else if (M == 1)
+                        k_cell_corner_rounds<1, 1, 32, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
+                                                                      ow, out);
+                    else if (shape == 0)
+                        k_cell_corner_rounds<3, 2, 8, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
+                                                                     ow, out);
+                    else
+                        k_cell_corner_rounds<3, 1, 16, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
+                                                                      ow, out);
+                });
+                if (words[0] != NO_BAD || words[1] != NO_BAD || words[3] != NO_BAD) {
+                    printf("FAIL %s: %s flagged %llx %llx %llx\n", what, first_pass, words[0],
+                           words[1], words[3]);
+                    fails++;
+                }
+                launch(3, 64, [&] {
+                    if (M == 1)
+                        k_point_corner_sums<1, 1>(total, t, corners.data(), ncells, 1.0, yk.data());
+                    else
+                        k_point_corner_sums<3, 1>(total, t, corners.data(), ncells, 1.0, yk.data());
+                });
+                if (memcmp(added_by_cell.data(), yk.data(), yk.size() * sizeof(double)) != 0) {
+                    printf("FAIL %s: the corner passes (%s) differ from the reference by cell "
+                           "(%lld values)\n",
+                           what, first_pass,
+                           (long long)emu_differ(added_by_cell.data(), yk.data(), total * M,
+                                                 &first));
+                    fails++;
+                }
+                /* the matrix-free apply's form (ADD = 0): σ·(0 + the sum into zeros) */
+                const double sigma = 0.5 + uniform();
+                std::vector<double> want0(total * M), y0k(total * M, NAN);
+                for (size_t i = 0; i < want0.size(); i++)
+                    want0[i] = sigma * (0.0 + alone_by_cell[i]);
+                launch(3, 64, [&] {
+                    double *const out = y0k.data();
+                    if (M == 1)
+                        k_point_corner_sums<1, 0>(total, t, corners.data(), ncells, sigma, out);
+                    else
+                        k_point_corner_sums<3, 0>(total, t, corners.data(), ncells, sigma, out);
+                });
+                if (memcmp(want0.data(), y0k.data(), want0.size() * sizeof(double)) != 0) {
+                    printf("FAIL %s: the corner passes (%s, ADD 0) differ from sigma times the "
+                           "reference by cell (%lld values)\n",
+                           what, first_pass,
+                           (long long)emu_differ(want0.data(), y0k.data(), total * M, &first));
+                    fails++;
+                }
             }
             corner_cases++;
             /* the apply's first pass forming V_p itself (corner_apply_value) */
-            for (int b = 0; b < apply_cases; b++) {
+            /* one component: the batches per cell, then the rounds (the
+             * scalar apply's shape up to CORNER_PER1_PPC); three: ω, then B */
+            for (int r = 0; r < (M == 1 ? 2 * apply_cases : apply_cases); r++) {
+                const int b = M == 1 ? 0 : r, scalar_rounds = M == 1 && r == 1;
                 corner_source as;
                 memset(&as, 0, sizeof as);
                 ull aw5[5] = { NO_BAD, NO_BAD, NO_BAD, NO_BAD, NO_BAD };
@@ -624,9 +636,6 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                 as.wx = aw.data(), as.wy = aw.data() + n1, as.wz = aw.data() + 2 * n1;
                 as.B = aB.data(), as.beta = 0.7;
                 std::vector<double> ac(8 * (size_t)ncells * M, NAN), ay(total * M, NAN);
-                /* the scalar apply also in the rounds (its shape below
-                 * CORNER_PER1_PPC), every other run */
-                const int scalar_rounds = apply_corner_runs % 2;
                 launch(3, CORNER_THREADS, [&] {
                     if (M == 1 && scalar_rounds)
                         k_cell_corner_rounds<1, 2, 8, CORNER_APPLY_SCALAR>(
@@ -654,7 +663,11 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                     memcmp(want_apply[b].data(), ay.data(), ay.size() * sizeof(double)) != 0) {
                     printf("FAIL %s: the apply's corner passes (%s) differ from the reference "
                            "apply by cell (%lld values; words %llx %llx %llx)\n",
-                           what, M == 1 ? "scalar" : b ? "B field" : "omega",
+                           what,
+                           scalar_rounds ? "scalar, rounds"
+                           : M == 1      ? "scalar"
+                           : b           ? "B field"
+                                         : "omega",
                            (long long)emu_differ(want_apply[b].data(), ay.data(), total * M, &first),
                            aw5[0], aw5[1], aw5[4]);
                     fails++;
@@ -828,7 +841,8 @@ int main(int argc, char **argv)
            runs, fails);
     printf("# %lld words of shared memory written past a line kernel launch's size\n",
            smem_overruns);
-    printf("# %d runs of the by-cell corner passes, %d of the apply's\n", corner_cases,
-           apply_corner_runs);
+    printf("# %d cases of the by-cell corner passes (the first pass in batches per cell and in "
+           "rounds), %d runs of the apply's\n",
+           corner_cases, apply_corner_runs);
     return fails != 0 || smem_overruns != 0 || corner_cases == 0 || apply_corner_runs == 0;
 }
