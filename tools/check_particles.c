@@ -394,6 +394,19 @@ static void random_charges(size_t n, uint64_t *rng, double *q, double *w)
     }
 }
 
+/* A mass-matrix case's parameters: σ = 0.75, every other field its default. */
+static partile_mass_params_t case_params(const partile_grid_t *g, partile_shape_t shape,
+                                         partile_mass_kind_t kind)
+{
+    partile_mass_params_t p;
+    memset(&p, 0, sizeof p);
+    p.grid = g;
+    p.shape = shape;
+    p.kind = kind;
+    p.sigma = 0.75;
+    return p;
+}
+
 /* One mass-matrix case: bitwise mode (the tile kernel and the FMA-per-cell
  * kernel) equal to the reference to the bit, relaxed mode within 1e-12 of
  * the largest entry. */
@@ -432,12 +445,7 @@ static int mass_case(partile_context_t *ctx, partile_context_t *ref, const parti
         TRY(stage(c, NULL, sb, &dS));
         partile_vectors_t om = { PARTILE_DTYPE_FLOAT64,
                                  { dw, (double *)dw + n, (double *)dw + 2 * n } };
-        partile_mass_params_t p;
-        memset(&p, 0, sizeof p);
-        p.grid = g;
-        p.shape = shape;
-        p.kind = kind;
-        p.sigma = 0.75;
+        partile_mass_params_t p = case_params(g, shape, kind);
         p.mode = pass == 1 ? PARTILE_MASS_RELAXED : PARTILE_MASS_BITWISE;
         p.algorithm = pass == 2 ? PARTILE_MASS_FMA_PER_CELL : PARTILE_MASS_TILES;
         TRY(partile_mass_assemble(c, &p, n, &s.pos, doff, dq, &om, dS, NULL));
@@ -552,12 +560,7 @@ static int apply_case(partile_context_t *ctx, partile_context_t *ref, const part
         xv[e] = 2 * uniform(rng) - 1;
         xvf[e] = (float)xv[e];
     }
-    partile_mass_params_t p;
-    memset(&p, 0, sizeof p);
-    p.grid = g;
-    p.shape = shape;
-    p.kind = kind;
-    p.sigma = 0.75;
+    partile_mass_params_t p = case_params(g, shape, kind);
     {
         partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { x, x + n, x + 2 * n } };
         partile_vectors_t om = { PARTILE_DTYPE_FLOAT64, { w, w + n, w + 2 * n } };
