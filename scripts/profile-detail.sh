@@ -6,7 +6,9 @@
 # profiles its (k+1)-th launch; NCU_NAME_BASE=mangled matches KERNEL_REGEX
 # against the mangled name (one template instance). Build with
 # NVCC_APPEND_FLAGS=-lineinfo for the source lines. Writes
-# $OUT/ncu-NAME.txt (and the report $OUT/ncu-NAME.ncu-rep if small).
+# $OUT/ncu-NAME.txt (and the report $OUT/ncu-NAME.ncu-rep if small) and the
+# SASS page $OUT/ncu-NAME-sass.csv.gz, which scripts/sass-blocks.py sums by
+# basic block (warp instructions per particle, stalls).
 set -uo pipefail
 name=$1 kernel=$2
 shift 2
