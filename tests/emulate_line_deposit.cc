@@ -795,6 +795,10 @@ static const spec cases[] = {
     { 3, { 131, 2, 3 }, { 1, 1, 1 }, 2, 3, 6.0, BOXES_AWAY, 3 },
     { 3, { 260, 5, 4 }, { 0, 1, 0 }, 2, 1, 3.0, BOXES_AWAY, 0 },
     { 3, { 3, 2, 5 }, { 1, 1, 0 }, 2, 3, 40.0, ONE_CELL | BOXES_AWAY, 0 },
+    /* one cell along x (non-periodic): the by-cell first pass steps a
+     * group's cells by a carry per cell (cic_cell_coords_after) */
+    { 3, { 1, 7, 5 }, { 0, 1, 0 }, 2, 1, 6.0, BOXES_AWAY, 0 },
+    { 3, { 1, 9, 4 }, { 0, 1, 1 }, 2, 3, 3.0, ON_NODES, 0 },
     /* TSC (periodic axes of at least 4 cells) */
     { 1, { 260 }, { 1 }, 4, 1, 3.0, BOXES_AWAY | FAR_AWAY, 0 },
     { 1, { 4 }, { 1 }, 4, 3, 150.0, BOXES_AWAY | ON_NODES, 0 },
