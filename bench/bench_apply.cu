@@ -17,7 +17,10 @@
  *     params.order = PARTILE_ORDER_BY_CELL (FP64; CIC only, whose 3-D grids
  *     take the by-cell deposit's two passes; TSC by cell takes the generic
  *     kernel and is not timed), bitwise against the reference's by-cell
- *     result where the reference runs (column bitc);
+ *     result where the reference runs (column bitc); for the tensor also
+ *     with ω = β·B(x_p) from a node-centred B field (params.bfield, β 0.5;
+ *     column mfcellB, checked in bitcB), whose first pass stages B's
+ *     corners and forms ω per particle;
  * the assembly time (partile_mass_assemble on the CUDA context; on the
  * reference backend if CUDA has none, then said in the output), and the
  * break-even number of applications above which assembling pays:
@@ -77,7 +80,7 @@ typedef struct run_args {
     size_t n;
     partile_vectors_t pos, posf, om, omf;
     int64_t *off;
-    double *q, *x, *y, *storage;
+    double *q, *x, *y, *storage, *bfield;
     float *qf, *xf, *yf;
 } run_args;
 
@@ -85,7 +88,7 @@ static int do_matfree(partile_context_t *c, void *a_)
 {
     run_args *a = (run_args *)a_;
     return partile_mass_apply_matfree(c, &a->p, a->n, &a->pos, a->off, a->q,
-                                      a->p.kind ? &a->om : NULL, a->x, a->y, NULL);
+                                      a->p.kind && !a->p.bfield ? &a->om : NULL, a->x, a->y, NULL);
 }
 static int do_matfree_f32(partile_context_t *c, void *a_)
 {
@@ -364,10 +367,10 @@ int main(int argc, char **argv)
            "FP64 | FP32; asm = assembly ms; brk = break-even applications (brkc: against the "
            "by-cell matrix-free apply)\n");
     printf("%3s %3s %4s %9s | %12s %12s %12s %12s %6s %6s %12s | %12s %12s %12s | %9s %8s %7s %7s %4s "
-           "%4s\n",
+           "%4s | %12s %5s\n",
            "shp", "knd", "ppc", "relerr", "host64", "cusp64", "canon64", "mfree64", "cmp", "fused",
            "mfcell64", "host32", "cusp32", "mfree32", "f32err", "asm ms", "brk", "brkc", "bit",
-           "bitc");
+           "bitc", "mfcellB", "bitcB");
     if (jf) {
         bench_json_row(&j, "copy_bandwidth", bw, "B/s", -1, "");
         bench_json_row(&j, "host_copy_bandwidth", hbw, "B/s", -1, "");
@@ -391,6 +394,10 @@ int main(int argc, char **argv)
             a.p.sigma = 1.0;
             PK(partile_malloc(ctx, rows * 8, (void **)&a.x));
             PK(partile_malloc(ctx, rows * 8, (void **)&a.y));
+            if (kind) { /* B at the points: 3 per point, as x */
+                PK(partile_malloc(ctx, rows * 8, (void **)&a.bfield));
+                fill_uniform<<<1024, 256>>>(rows, a.bfield, -1.0, 2.0, 5151ull + shape);
+            }
             PK(partile_malloc(ctx, rows * 4, (void **)&a.xf));
             PK(partile_malloc(ctx, rows * 4, (void **)&a.yf));
             PK(partile_malloc(ctx, L.entries * 8, (void **)&a.storage));
@@ -457,14 +464,21 @@ int main(int argc, char **argv)
                 PK(partile_memcpy(ctx, y_tmp.data(), a.y, rows * 8, PARTILE_COPY_DEVICE_TO_HOST));
                 bitwise &= memcmp(y_tmp.data(), y_mf.data(), rows * 8) == 0;
                 /* by cell (CIC): the public call */
-                partile_timing_t tcell;
-                tcell.median_s = -1;
-                std::vector<double> y_cell(rows);
+                partile_timing_t tcell, tcellB;
+                tcell.median_s = tcellB.median_s = -1;
+                std::vector<double> y_cell(rows), y_cellB;
                 const int time_cell = shape == PARTILE_SHAPE_CIC;
                 if (time_cell) {
                     a.p.order = PARTILE_ORDER_BY_CELL;
                     PK(partile_time(ctx, do_matfree, &a, 1, 5, &tcell));
                     PK(partile_memcpy(ctx, y_cell.data(), a.y, rows * 8, PARTILE_COPY_DEVICE_TO_HOST));
+                    if (kind) { /* ω from B (the ω arrays ignored) */
+                        a.p.bfield = a.bfield, a.p.beta_over_c = 0.5;
+                        PK(partile_time(ctx, do_matfree, &a, 1, 5, &tcellB));
+                        y_cellB.resize(rows);
+                        PK(partile_memcpy(ctx, y_cellB.data(), a.y, rows * 8, PARTILE_COPY_DEVICE_TO_HOST));
+                        a.p.bfield = NULL, a.p.beta_over_c = 0.0;
+                    }
                     a.p.order = PARTILE_ORDER_BY_POINT;
                 }
                 PK(partile_time(ctx, do_matfree_f32, &a, 1, 5, &tmf32));
@@ -525,6 +539,7 @@ int main(int argc, char **argv)
                 }
                 /* against the reference backend (smaller cases) */
                 const char *bit = bitwise ? "ok" : "DIFF", *bitc = time_cell ? "-" : "n/a";
+                const char *bitcB = time_cell && kind ? "-" : "n/a";
                 if ((double)n <= ref_max && host_copy) {
                     std::vector<double> hx(rows), hy(rows), hs(L.entries);
                     PK(partile_memcpy(ctx, hx.data(), a.x, rows * 8, PARTILE_COPY_DEVICE_TO_HOST));
@@ -542,27 +557,38 @@ int main(int argc, char **argv)
                     if (time_cell) {
                         h.p.order = PARTILE_ORDER_BY_CELL;
                         PK(do_matfree(ref, &h));
-                        h.p.order = PARTILE_ORDER_BY_POINT;
                         bitc = memcmp(hy.data(), y_cell.data(), rows * 8) == 0 ? "REF" : "RDIF";
+                        if (kind) {
+                            std::vector<double> hB(rows);
+                            PK(partile_memcpy(ctx, hB.data(), a.bfield, rows * 8, PARTILE_COPY_DEVICE_TO_HOST));
+                            h.p.bfield = hB.data(), h.p.beta_over_c = 0.5;
+                            PK(do_matfree(ref, &h));
+                            h.p.bfield = NULL, h.p.beta_over_c = 0.0;
+                            bitcB = memcmp(hy.data(), y_cellB.data(), rows * 8) == 0 ? "REF" : "RDIF";
+                        }
+                        h.p.order = PARTILE_ORDER_BY_POINT;
                     }
                 }
                 const double b64 = n * (24.0 + 8.0 + (kind ? 24.0 : 0.0)) + 8.0 * (cells + 1) + 16.0 * rows;
                 const double b32 = n * (12.0 + 4.0 + (kind ? 12.0 : 0.0)) + 8.0 * (cells + 1) + 8.0 * rows;
                 const double basm = 8.0 * L.entries + 16.0 * rows;
+                /* ω from B: positions and q per particle, x, y and B per point */
+                const double b64B = n * (24.0 + 8.0) + 8.0 * (cells + 1) + 24.0 * rows;
                 const double dofs = (double)rows * 1e-9;
                 const char *sn = shape == PARTILE_SHAPE_CIC ? "cic" : "tsc";
                 const char *kn = kind ? "ten" : "sca";
 #define GR(t, bytes, ceil) (t) > 0 ? dofs / (t) : 0.0, (t) > 0 ? (bytes) / (ceil) / (t) : 0.0
                 printf("%3s %3s %4d %9.2e | %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) %6.2f %6.2f "
                        "%6.2f(%3.2f) | %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) | %9.2e %8.2f %7.1f %7.1f %4s "
-                       "%4s\n",
+                       "%4s | %6.2f(%3.2f) %5s\n",
                        sn, kn, ppc, relerr, GR(have_sparse ? sp_t.host64 : -1, sp_t.hbytes64, hbw),
                        GR(have_sparse ? sp_t.dev64 : -1, sp_t.dbytes64, bw), GR(t_asm_apply, basm, bw),
                        GR(tmf.median_s, b64, bw), dofs / t_comp, dofs / t_fused,
                        GR(tcell.median_s, b64, bw),
                        GR(have_sparse ? sp_t.host32 : -1, sp_t.hbytes32, hbw),
                        GR(have_sparse ? sp_t.dev32 : -1, sp_t.dbytes32, bw), GR(tmf32.median_s, b32, bw),
-                       f32err, have_asm ? tasm.median_s * 1e3 : -1.0, brk, brk_cell, bit, bitc);
+                       f32err, have_asm ? tasm.median_s * 1e3 : -1.0, brk, brk_cell, bit, bitc,
+                       GR(tcellB.median_s, b64B, bw), bitcB);
                 fflush(stdout);
                 if (jf) {
                     char name[160];
@@ -582,6 +608,12 @@ int main(int argc, char **argv)
                             "1", -1, "");
                         if (have_asm)
                             ROW("relerr_matfree_by_cell_vs_assembled", relerr_cell, "1", -1, "");
+                        if (kind) {
+                            ROW("matfree_fp64_by_cell_bfield_seconds", tcellB.median_s, "s",
+                                b64B / bw / tcellB.median_s, "roofline");
+                            ROW("by_cell_bfield_bitwise_vs_reference",
+                                !strcmp(bitcB, "REF") ? 1.0 : !strcmp(bitcB, "-") ? -1.0 : 0.0, "1", -1, "");
+                        }
                     }
                     ROW("fp32_vs_fp64_relerr", f32err, "1", -1, "");
                     ROW("bitwise", bitwise ? 1.0 : 0.0, "1", -1, "");
@@ -608,6 +640,8 @@ int main(int argc, char **argv)
             }
             partile_free(ctx, a.x), partile_free(ctx, a.y), partile_free(ctx, a.xf), partile_free(ctx, a.yf);
             partile_free(ctx, a.storage), partile_free(ctx, a.off);
+            if (a.bfield)
+                partile_free(ctx, a.bfield);
         }
     if (jf) {
         bench_json_close(&j);

@@ -625,10 +625,11 @@ static int run_case(const spec &s, int cent, uint64_t seed)
             }
             corner_cases++;
             /* the apply's first pass forming V_p itself (corner_apply_value) */
-            /* one component: the batches per cell, then the rounds (the
-             * scalar apply's shape up to CORNER_PER1_PPC); three: ω, then B */
-            for (int r = 0; r < (M == 1 ? 2 * apply_cases : apply_cases); r++) {
-                const int b = M == 1 ? 0 : r, scalar_rounds = M == 1 && r == 1;
+            /* the batches per cell, then the rounds (the apply's shape up to
+             * CORNER_PER1_PPC, the tensor's up to CORNER_ROUNDS_TENSOR_PPC);
+             * three components: ω, then B, in each */
+            for (int r = 0; r < 2 * apply_cases; r++) {
+                const int b = M == 1 ? 0 : r % 2, in_rounds = M == 1 ? r == 1 : r >= 2;
                 corner_source as;
                 memset(&as, 0, sizeof as);
                 ull aw5[5] = { NO_BAD, NO_BAD, NO_BAD, NO_BAD, NO_BAD };
@@ -637,8 +638,14 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                 as.B = aB.data(), as.beta = 0.7;
                 std::vector<double> ac(8 * (size_t)ncells * M, NAN), ay(total * M, NAN);
                 launch(3, CORNER_THREADS, [&] {
-                    if (M == 1 && scalar_rounds)
+                    if (M == 1 && in_rounds)
                         k_cell_corner_rounds<1, 2, 8, CORNER_APPLY_SCALAR>(
+                            ncells, t, off.data(), nn, as, &aw5[3], &aw5[0], &aw5[4], ac.data());
+                    else if (in_rounds && b == 0)
+                        k_cell_corner_rounds<3, 2, 8, CORNER_APPLY_OMEGA>(
+                            ncells, t, off.data(), nn, as, &aw5[3], &aw5[0], &aw5[4], ac.data());
+                    else if (in_rounds)
+                        k_cell_corner_rounds<3, 2, 8, CORNER_APPLY_BFIELD>(
                             ncells, t, off.data(), nn, as, &aw5[3], &aw5[0], &aw5[4], ac.data());
                     else if (M == 1)
                         k_cell_corner_sums<1, 4, CORNER_APPLY_SCALAR>(ncells, t, off.data(), nn, as,
@@ -664,10 +671,9 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                     printf("FAIL %s: the apply's corner passes (%s) differ from the reference "
                            "apply by cell (%lld values; words %llx %llx %llx)\n",
                            what,
-                           scalar_rounds ? "scalar, rounds"
-                           : M == 1      ? "scalar"
-                           : b           ? "B field"
-                                         : "omega",
+                           M == 1 ? (in_rounds ? "scalar, rounds" : "scalar")
+                           : b    ? (in_rounds ? "B field, rounds" : "B field")
+                                  : (in_rounds ? "omega, rounds" : "omega"),
                            (long long)emu_differ(want_apply[b].data(), ay.data(), total * M, &first),
                            aw5[0], aw5[1], aw5[4]);
                     fails++;
