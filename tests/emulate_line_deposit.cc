@@ -543,14 +543,18 @@ static int run_case(const spec &s, int cent, uint64_t seed)
             fails++;
         }
         if (s.W == 2 && node && s.dim == 3 && by_points && (M == 1 || M == 3)) {
-            /* the first pass in batches per cell, then in compacted rounds,
-             * the rounds' shapes in turn from case to case (two corners per
-             * lane in rounds of 8, one in rounds of 16, and 32 for one
-             * component) */
-            const int shape = corner_cases % (M == 1 ? 3 : 2);
+            /* the first pass in batches per cell, then in compacted rounds:
+             * the library's shape (two corners per lane in rounds of 8,
+             * corner_first's for the deposit), then another in turn from
+             * case to case (one corner per lane in rounds of 16, and 32 for
+             * one component) */
+            const int shape = corner_cases % 2;
             const long long nn = (long long)n;
-            for (int rounds = 0; rounds < 2; rounds++) {
-                const char *first_pass = rounds ? "k_cell_corner_rounds" : "k_cell_corner_sums";
+            for (int pass = 0; pass < 3; pass++) {
+                const int rounds = pass > 0;
+                const char *first_pass = pass == 0   ? "k_cell_corner_sums"
+                                         : pass == 1 ? "k_cell_corner_rounds, two corners per lane"
+                                                     : "k_cell_corner_rounds, one corner per lane";
                 std::vector<double> corners(8 * (size_t)ncells * M, NAN), yk = y0;
                 ull words[4] = { NO_BAD, NO_BAD, NO_BAD, NO_BAD };
                 corner_source src;
@@ -568,16 +572,16 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                     else if (!rounds)
                         k_cell_corner_sums<3, 2, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw, ow,
                                                                 out);
-                    else if (M == 1 && shape == 0)
+                    else if (M == 1 && pass == 1)
                         k_cell_corner_rounds<1, 2, 8, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
                                                                      ow, out);
-                    else if (M == 1 && shape == 1)
+                    else if (M == 1 && shape == 0)
                         k_cell_corner_rounds<1, 1, 16, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
                                                                       ow, out);
                     else if (M == 1)
                         k_cell_corner_rounds<1, 1, 32, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
                                                                       ow, out);
-                    else if (shape == 0)
+                    else if (pass == 1)
                         k_cell_corner_rounds<3, 2, 8, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
                                                                      ow, out);
                     else
@@ -625,9 +629,10 @@ static int run_case(const spec &s, int cent, uint64_t seed)
             }
             corner_cases++;
             /* the apply's first pass forming V_p itself (corner_apply_value) */
-            /* the batches per cell, then the rounds (the apply's shape up to
-             * CORNER_PER1_PPC, the tensor's up to CORNER_ROUNDS_TENSOR_PPC);
-             * three components: ω, then B, in each */
+            /* the batches per cell (the tensor's above
+             * CORNER_ROUNDS_TENSOR_PPC), then the rounds (the scalar's
+             * shape, the tensor's up to there); three components: ω, then
+             * B, in each */
             for (int r = 0; r < 2 * apply_cases; r++) {
                 const int b = M == 1 ? 0 : r % 2, in_rounds = M == 1 ? r == 1 : r >= 2;
                 corner_source as;
@@ -852,7 +857,7 @@ int main(int argc, char **argv)
     printf("# %lld words of shared memory written past a line kernel launch's size\n",
            smem_overruns);
     printf("# %d cases of the by-cell corner passes (the first pass in batches per cell and in "
-           "rounds), %d runs of the apply's\n",
+           "two shapes of rounds), %d runs of the apply's\n",
            corner_cases, apply_corner_runs);
     return fails != 0 || smem_overruns != 0 || corner_cases == 0 || apply_corner_runs == 0;
 }

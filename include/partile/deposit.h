@@ -109,9 +109,10 @@ typedef struct partile_transfer {
  * sort pays when several deposits and gathers reuse it, or when the bits
  * must not depend on the run. In the by-cell order (t->order), node-
  * centred CIC on 3-D grids with 1 or 3 components reads each particle
- * once: 64^3, 2026-12-03, 0.12 / 0.15 ms at 10 per cell, 0.73 / 0.81 at
- * 100 (0.17 / 0.23 and 1.58 / 2.44 by point), but slower than by point at
- * 1 per cell (its per-cell buffer of 8 m doubles then dominates). Other
+ * once: 2026-12-04, 0.60 / 0.76 ms at 64^3 × 100 per cell (by point 1.58 /
+ * 2.45), 0.58 / 0.82 at 128^3 × 10 (1.09 / 1.56), 0.35 / 0.52 at 128^3 × 4
+ * (0.59 / 0.73), but slower than by point at 1 per cell (its per-cell
+ * buffer of 8 m doubles then dominates). Other
  * shapes, centrings and dimensions take a general kernel in that order,
  * many times slower than by point. */
 int partile_deposit(partile_context_t *ctx, const partile_transfer_t *t, size_t n,
