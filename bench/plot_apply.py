@@ -23,6 +23,7 @@ series = [
     ("assembled canonical FP64", "assembled_canonical_fp64_seconds", "C2", "-"),
     ("matrix-free FP64", "matfree_fp64_seconds", "C3", "-"),
     ("matrix-free by cell FP64", "matfree_fp64_by_cell_seconds", "C4", "-"),
+    ("matrix-free by cell FP64, ω from B", "matfree_fp64_by_cell_bfield_seconds", "C4", ":"),
     ("matrix-free FP32", "matfree_fp32_seconds", "C3", "--"),
 ]
 panels = [(s, k) for s in ("cic", "tsc") for k in ("scalar", "tensor")]
