@@ -195,13 +195,15 @@ static void expect_same(const char *what, const void *a, const void *b, size_t b
 
 /* The particles of variant v of a case (n on a 13, 8 × 9 or 6 × 7 × 6
  * grid; 0 past its last variant): 1-D 46 per cell, 2-D 21, 3-D 16; 3-D
- * CIC, whose by-cell first pass changes with the density
- * (backends/gpu/deposit_gpu.inc, corner_first), also 5 per cell (scalar)
- * and 2 and 4.6 (tensor: the compacted rounds up to 3 per cell, batches of
- * 8 per cell up to 6, of 16 above). */
+ * CIC, whose by-cell apply changes with the density
+ * (backends/gpu/deposit_gpu.inc, corner_first; apply_gpu.inc,
+ * apply_by_cell_split), also 5 and 0.8 per cell (scalar) and 2, 4.6 and 1
+ * (tensor: V formed first up to 1.5 per cell, with B up to 3; then the
+ * compacted rounds up to 3 per cell, batches of 8 per cell up to 6, of 16
+ * above). */
 static size_t scenario_apply_count(int dim, int shape, int kind, int variant)
 {
-    static const size_t cic3[2][4] = { { 4000, 1260, 0, 0 }, { 4000, 500, 1150, 0 } };
+    static const size_t cic3[2][5] = { { 4000, 1260, 200, 0 }, { 4000, 500, 1150, 250, 0 } };
     if (dim == 3 && shape == PARTILE_SHAPE_CIC)
         return cic3[kind][variant];
     return variant == 0 ? (dim == 3 ? 4000 : dim == 2 ? 1500 : 600) : 0;
@@ -292,12 +294,12 @@ static void scenario_apply_all(partile_context_t *gpu, uint64_t seed)
  * cell the corner passes). */
 static void scenario_apply_errors_shape(partile_context_t *ctx, uint64_t seed,
                                         partile_shape_t shape, int dim,
-                                        partile_deposit_order_t order)
+                                        partile_deposit_order_t order, int64_t side3)
 {
     partile_context_t *ref = NULL;
     assert_int_equal(partile_context_create("reference", 0, &ref), 0);
     uint64_t rng = seed;
-    apply_case c = make_case(ref, dim, dim == 3 ? 5 : 7, 0, shape, 1, 500, 0, &rng);
+    apply_case c = make_case(ref, dim, dim == 3 ? side3 : 7, 0, shape, 1, 500, 0, &rng);
     const size_t n = c.n, yb = (size_t)c.points * 3 * 8;
     partile_mass_params_t p;
     memset(&p, 0, sizeof p);
@@ -368,11 +370,14 @@ static void scenario_apply_errors_shape(partile_context_t *ctx, uint64_t seed,
 
 static void scenario_apply_errors(partile_context_t *ctx, uint64_t seed)
 {
-    scenario_apply_errors_shape(ctx, seed, PARTILE_SHAPE_TSC, 2, PARTILE_ORDER_BY_POINT);
-    scenario_apply_errors_shape(ctx, seed + 1, PARTILE_SHAPE_CIC, 2, PARTILE_ORDER_BY_POINT);
-    scenario_apply_errors_shape(ctx, seed + 2, PARTILE_SHAPE_CIC, 3, PARTILE_ORDER_BY_POINT);
-    scenario_apply_errors_shape(ctx, seed + 3, PARTILE_SHAPE_CIC, 3, PARTILE_ORDER_BY_CELL);
-    scenario_apply_errors_shape(ctx, seed + 4, PARTILE_SHAPE_TSC, 3, PARTILE_ORDER_BY_CELL);
+    scenario_apply_errors_shape(ctx, seed, PARTILE_SHAPE_TSC, 2, PARTILE_ORDER_BY_POINT, 5);
+    scenario_apply_errors_shape(ctx, seed + 1, PARTILE_SHAPE_CIC, 2, PARTILE_ORDER_BY_POINT, 5);
+    scenario_apply_errors_shape(ctx, seed + 2, PARTILE_SHAPE_CIC, 3, PARTILE_ORDER_BY_POINT, 5);
+    /* 3.3 per cell: the by-cell apply's passes form V_p (fused) */
+    scenario_apply_errors_shape(ctx, seed + 3, PARTILE_SHAPE_CIC, 3, PARTILE_ORDER_BY_CELL, 5);
+    /* 0.87 per cell (8 × 9 × 8): k_prepare forms V first (split) */
+    scenario_apply_errors_shape(ctx, seed + 5, PARTILE_SHAPE_CIC, 3, PARTILE_ORDER_BY_CELL, 8);
+    scenario_apply_errors_shape(ctx, seed + 4, PARTILE_SHAPE_TSC, 3, PARTILE_ORDER_BY_CELL, 5);
 }
 
 #endif
