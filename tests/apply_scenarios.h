@@ -197,10 +197,10 @@ static void expect_same(const char *what, const void *a, const void *b, size_t b
  * grid; 0 past its last variant): 1-D 46 per cell, 2-D 21, 3-D 16; 3-D
  * CIC, whose by-cell apply changes with the density
  * (backends/gpu/deposit_gpu.inc, corner_first; apply_gpu.inc,
- * apply_by_cell_split), also 5 and 0.8 per cell (scalar) and 2, 4.6 and 1
- * (tensor: V formed first up to 1.5 per cell, with B up to 3; then the
- * compacted rounds up to 3 per cell, batches of 8 per cell up to 6, of 16
- * above). */
+ * apply_by_cell_split), also 5 and 0.8 per cell (scalar: V formed first up
+ * to 1.5 per cell) and 2, 4.6 and 1 (tensor: V formed first up to 3 per
+ * cell, with B up to 5; else the compacted rounds up to 3 per cell, batches
+ * of 8 per cell up to 6, of 16 above). */
 static size_t scenario_apply_count(int dim, int shape, int kind, int variant)
 {
     static const size_t cic3[2][5] = { { 4000, 1260, 200, 0 }, { 4000, 500, 1150, 250, 0 } };
@@ -373,7 +373,8 @@ static void scenario_apply_errors(partile_context_t *ctx, uint64_t seed)
     scenario_apply_errors_shape(ctx, seed, PARTILE_SHAPE_TSC, 2, PARTILE_ORDER_BY_POINT, 5);
     scenario_apply_errors_shape(ctx, seed + 1, PARTILE_SHAPE_CIC, 2, PARTILE_ORDER_BY_POINT, 5);
     scenario_apply_errors_shape(ctx, seed + 2, PARTILE_SHAPE_CIC, 3, PARTILE_ORDER_BY_POINT, 5);
-    /* 3.3 per cell: the by-cell apply's passes form V_p (fused) */
+    /* 3.3 per cell: the by-cell apply's passes form V_p (fused), but for
+     * the B field (k == 4: V formed first) */
     scenario_apply_errors_shape(ctx, seed + 3, PARTILE_SHAPE_CIC, 3, PARTILE_ORDER_BY_CELL, 5);
     /* 0.87 per cell (8 × 9 × 8): k_prepare forms V first (split) */
     scenario_apply_errors_shape(ctx, seed + 5, PARTILE_SHAPE_CIC, 3, PARTILE_ORDER_BY_CELL, 8);
