@@ -26,12 +26,14 @@
  *    0.96 tensor;
  *  - matrix-free, point order, 1 / 4 / 16 particles per cell: CIC scalar
  *    3.8 / 1.9 / 0.74, TSC scalar 0.71 / 0.32 / 0.12, CIC tensor 10.2 /
- *    4.7 / 1.46, TSC tensor 1.85 / 0.77 / 0.23;
+ *    4.7 / 1.46, TSC tensor 1.85 / 0.77 / 0.23; CIC since 2026-12-04 (int
+ *    indices): scalar 4.3–4.7 / 2.2 at 1 / 4, tensor 11.0–11.9 / 4.8–5.1;
  *  - matrix-free by cell (params->order; node-centred CIC in 3-D;
- *    2026-12-04): scalar 3.8 / 2.9–3.0 / 1.67, tensor 6.8–7.0 / 5.0–5.1 /
- *    2.6, and 2.6× (tensor) to 3.1× (scalar) the point order at 64 per
- *    cell. Below about 2 per cell (scalar) or 3 (tensor) the point order is
- *    the faster; TSC and 1-D/2-D grids by cell take a slow generic kernel.
+ *    2026-12-04): scalar 3.9–4.4 / 3.0–3.2 / 1.67, tensor 8.4–9.0 /
+ *    5.2–5.3 / 2.6 (with ω = β·B: 8.5 / 5.2 / 2.6), and 2.6× (tensor) to
+ *    3.1× (scalar) the point order at 64 per cell. Below about 2 per cell
+ *    (scalar) or 3 (tensor) the point order is the faster; TSC and 1-D/2-D
+ *    grids by cell take a slow generic kernel.
  * So for scalars the assembled apply is the faster at every density, and
  * for tensors from about 4 particles per cell (CIC) or 3 (TSC). Assembling
  * costs time too (at 1 particle per cell 0.3 ms CIC scalar up to 265 ms
