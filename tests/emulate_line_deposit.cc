@@ -840,6 +840,93 @@ static const spec cases[] = {
     { 3, { 4, 5, 4 }, { 1, 1, 1 }, 4, 3, 6.0, JUST_BELOW, 0 },
 };
 
+/* grid_cell_stencil_at (k_prepare's binning and stencil, one division per
+ * axis) against what it replaces: partile_cell_of's status and cell,
+ * grid_stencil_at's points and weights, stencil_fraction's fractions; bit
+ * for bit, for random, node, boundary, wrapped, far and invalid positions
+ * on 1-D to 3-D grids, periodic or not per axis, CIC and TSC, int and
+ * 64-bit indices. Returns the failures; *checked counts the positions. */
+template <int SHAPE, typename I>
+static int check_cell_stencil_one(const transfer_args &t, const double x[3])
+{
+    int64_t cell_old = -7, cell_new = -7;
+    I pts_old[3], idx_old[3][3], pts_new[3], idx_new[3][3];
+    double w_old[3][3], w_new[3][3], fr_new[3];
+    int count_old[3], count_new[3];
+    const int st_old = partile_cell_of(&t.grid, x, &cell_old);
+    const int st_new =
+        grid_cell_stencil_at<SHAPE, I>(&t, x, &cell_new, pts_new, idx_new, w_new, count_new, fr_new);
+    if (st_old != st_new)
+        return 1;
+    if (st_old)
+        return 0;
+    grid_stencil_at<SHAPE, PARTILE_CENTERING_NODE, I>(&t, x, pts_old, idx_old, w_old, count_old);
+    if (cell_old != cell_new)
+        return 1;
+    for (int a = 0; a < 3; a++) {
+        if (count_old[a] != count_new[a] || pts_old[a] != pts_new[a])
+            return 1;
+        for (int k = 0; k < count_old[a]; k++)
+            if (idx_old[a][k] != idx_new[a][k] ||
+                memcmp(&w_old[a][k], &w_new[a][k], sizeof(double)) != 0)
+                return 1;
+        if (a < t.grid.dim) {
+            const double fr_old = stencil_fraction(&t, a, x[a]);
+            if (memcmp(&fr_old, &fr_new[a], sizeof(double)) != 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+static int check_cell_stencil(uint64_t seed, long long *checked)
+{
+    rng_state = seed;
+    static const int64_t grids[][3] = { { 7, 1, 1 }, { 5, 4, 1 }, { 6, 3, 4 }, { 2, 2, 2 },
+                                        { 3, 5, 2 } };
+    static const int dims[] = { 1, 2, 3, 3, 3 };
+    int fails = 0;
+    *checked = 0;
+    for (int gi = 0; gi < 5; gi++)
+        for (int pmask = 0; pmask < 8; pmask++) {
+            const int periodic[3] = { pmask & 1, (pmask >> 1) & 1, (pmask >> 2) & 1 };
+            transfer_args t;
+            memset(&t, 0, sizeof t);
+            emu_grid(&t.grid, dims[gi], grids[gi], periodic);
+            t.centering = PARTILE_CENTERING_NODE;
+            t.m = 1;
+            for (int i = 0; i < 4000; i++) {
+                double x[3] = { 0.0, 0.0, 0.0 };
+                for (int a = 0; a < t.grid.dim; a++) {
+                    const double lower = t.grid.lower[a], h = t.grid.spacing[a];
+                    const double L = (double)t.grid.cells[a] * h;
+                    double c = lower + uniform() * L;
+                    switch (next() % 12) {
+                    case 0: c = lower + (double)(next() % (uint64_t)(t.grid.cells[a] + 1)) * h; break;
+                    case 1: c += (double)((int64_t)(next() % 7) - 3) * L; break;
+                    case 2: c += (double)((int64_t)(next() % 2001) - 1000) * L; break;
+                    case 3: c = nextafter(lower, -INFINITY); break;
+                    case 4: c = nextafter(lower + L, -INFINITY); break;
+                    case 5: c = lower + L; break;
+                    case 6: c = -(double)(1 + next() % 1000) * 1e-20 + lower; break;
+                    case 7: c = next() % 2 ? NAN : (next() % 2 ? INFINITY : -INFINITY); break;
+                    case 8: c = lower + 0x1p53 * h * (next() % 2 ? 1.0 : -1.0); break;
+                    default: break;
+                    }
+                    x[a] = c;
+                }
+                t.shape = PARTILE_SHAPE_CIC;
+                fails += check_cell_stencil_one<PARTILE_SHAPE_CIC, int>(t, x);
+                fails += check_cell_stencil_one<PARTILE_SHAPE_CIC, int64_t>(t, x);
+                t.shape = PARTILE_SHAPE_TSC;
+                fails += check_cell_stencil_one<PARTILE_SHAPE_TSC, int>(t, x);
+                fails += check_cell_stencil_one<PARTILE_SHAPE_TSC, int64_t>(t, x);
+                *checked += 1;
+            }
+        }
+    return fails;
+}
+
 int main(int argc, char **argv)
 {
     const uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (uint64_t)time(NULL);
@@ -859,5 +946,11 @@ int main(int argc, char **argv)
     printf("# %d cases of the by-cell corner passes (the first pass in batches per cell and in "
            "two shapes of rounds), %d runs of the apply's\n",
            corner_cases, apply_corner_runs);
-    return fails != 0 || smem_overruns != 0 || corner_cases == 0 || apply_corner_runs == 0;
+    long long stencil_positions = 0;
+    const int stencil_fails = check_cell_stencil(seed ^ 0x5eedu, &stencil_positions);
+    printf("# %lld positions: grid_cell_stencil_at against partile_cell_of, grid_stencil_at and "
+           "stencil_fraction (CIC, TSC; int and 64-bit indices), %d differ\n",
+           stencil_positions, stencil_fails);
+    return fails != 0 || smem_overruns != 0 || corner_cases == 0 || apply_corner_runs == 0 ||
+           stencil_fails != 0 || stencil_positions == 0;
 }
