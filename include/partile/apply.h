@@ -27,7 +27,8 @@
  *  - matrix-free, point order, 1 / 4 / 16 particles per cell: CIC scalar
  *    3.8 / 1.9 / 0.74, TSC scalar 0.71 / 0.32 / 0.12, CIC tensor 10.2 /
  *    4.7 / 1.46, TSC tensor 1.85 / 0.77 / 0.23; CIC since 2026-12-04 (int
- *    indices): scalar 4.3–4.7 / 2.2 at 1 / 4, tensor 11.0–11.9 / 4.8–5.1;
+ *    indices, one division per axis): scalar 4.4 / 2.3 at 1 / 4, tensor
+ *    10.9–11.1 / 4.9–5.0;
  *  - matrix-free by cell (params->order; node-centred CIC in 3-D;
  *    2026-12-04): scalar 3.9–4.4 / 3.0–3.2 / 1.67, tensor 8.4–9.0 /
  *    5.2–5.3 / 2.6 (with ω = β·B: 8.5 / 5.2 / 2.6), and 2.6× (tensor) to
