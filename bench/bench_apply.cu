@@ -31,6 +31,7 @@
  * depend on ppc, so the sparse rows are timed once per shape and kind (on
  * the first ppc's values) and repeated.
  * usage: bench_apply [--json FILE] [--side S] [--ppc LIST] [--ref-max N] [--budget S]
+ * (--ppc: a comma-separated list of mean counts per cell, fractions allowed)
  *                    [--shapes cic|tsc|cic,tsc]
  * (--budget: cases that would start later than S seconds in are skipped,
  * and say so). */
@@ -314,7 +315,7 @@ int main(int argc, char **argv)
     const char *json_path = NULL;
     int side = 64;
     double ref_max = 2.2e6, budget = 1e30; /* seconds after which cases are skipped */
-    std::vector<int> ppcs = { 1, 2, 4, 8, 16, 32, 64, 128 };
+    std::vector<double> ppcs = { 1, 2, 4, 8, 16, 32, 64, 128 };
     int cic_rows = 1, tsc_rows = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
@@ -327,8 +328,15 @@ int main(int argc, char **argv)
             budget = atof(argv[++i]);
         else if (!strcmp(argv[i], "--ppc") && i + 1 < argc) {
             ppcs.clear();
-            for (char *s = strtok(argv[++i], ","); s; s = strtok(NULL, ","))
-                ppcs.push_back(atoi(s));
+            for (char *s = strtok(argv[++i], ","); s; s = strtok(NULL, ",")) {
+                char *end = NULL;
+                const double v = strtod(s, &end); /* fractional counts too, e.g. 1.5 */
+                if (end == s || *end != '\0' || !(v > 0.0 && v <= 1e6)) {
+                    fprintf(stderr, "bench_apply: --ppc wants counts in (0, 1e6], not '%s'\n", s);
+                    return 2;
+                }
+                ppcs.push_back(v);
+            }
         } else if (!strcmp(argv[i], "--shapes") && i + 1 < argc) {
             const char *v = argv[++i];
             cic_rows = strstr(v, "cic") != NULL;
@@ -411,10 +419,11 @@ int main(int argc, char **argv)
             memset(&sp_t, 0, sizeof sp_t);
             int have_sparse = 0;
             for (size_t pi = 0; pi < ppcs.size(); pi++) {
-                const int ppc = ppcs[pi];
-                const size_t n = (size_t)ppc * (size_t)cells;
+                const double ppc = ppcs[pi];
+                const size_t n = (size_t)llround(ppc * (double)cells);
+                const unsigned long long ppc_seed = (unsigned long long)ppc; /* as when ppc was an int */
                 if (bench_wtime() - t_start > budget) {
-                    printf("%3s %3s %4d skipped: past the time budget of %.0f s\n",
+                    printf("%3s %3s %4g skipped: past the time budget of %.0f s\n",
                            shape == PARTILE_SHAPE_CIC ? "cic" : "tsc", kind ? "ten" : "sca", ppc, budget);
                     continue;
                 }
@@ -435,13 +444,13 @@ int main(int argc, char **argv)
                     a.om.axis[d] = buf + (4 + d) * n;
                     a.posf.axis[d] = buff + d * n;
                     a.omf.axis[d] = buff + (4 + d) * n;
-                    fill_uniform<<<1024, 256>>>((long long)n, buf + d * n, 0.0, 1.0, 77ull * (d + 1) + ppc);
+                    fill_uniform<<<1024, 256>>>((long long)n, buf + d * n, 0.0, 1.0, 77ull * (d + 1) + ppc_seed);
                     round_to_float<<<1024, 256>>>((long long)n, buf + d * n);
-                    fill_uniform<<<1024, 256>>>((long long)n, buf + (4 + d) * n, -1.0, 2.0, 99ull * (d + 1) + ppc);
+                    fill_uniform<<<1024, 256>>>((long long)n, buf + (4 + d) * n, -1.0, 2.0, 99ull * (d + 1) + ppc_seed);
                 }
                 a.q = buf + 3 * n;
                 a.qf = buff + 3 * n;
-                fill_uniform<<<1024, 256>>>((long long)n, a.q, 0.5, 1.0, 555ull + ppc);
+                fill_uniform<<<1024, 256>>>((long long)n, a.q, 0.5, 1.0, 555ull + ppc_seed);
                 CK(cudaDeviceSynchronize());
                 PK(partile_sort(ctx, &grid, n, &a.pos, a.off, perm, NULL, NULL));
                 partile_array_t arr[7];
@@ -578,7 +587,7 @@ int main(int argc, char **argv)
                 const char *sn = shape == PARTILE_SHAPE_CIC ? "cic" : "tsc";
                 const char *kn = kind ? "ten" : "sca";
 #define GR(t, bytes, ceil) (t) > 0 ? dofs / (t) : 0.0, (t) > 0 ? (bytes) / (ceil) / (t) : 0.0
-                printf("%3s %3s %4d %9.2e | %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) %6.2f %6.2f "
+                printf("%3s %3s %4g %9.2e | %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) %6.2f %6.2f "
                        "%6.2f(%3.2f) | %6.2f(%3.2f) %6.2f(%3.2f) %6.2f(%3.2f) | %9.2e %8.2f %7.1f %7.1f %4s "
                        "%4s | %6.2f(%3.2f) %5s\n",
                        sn, kn, ppc, relerr, GR(have_sparse ? sp_t.host64 : -1, sp_t.hbytes64, hbw),
@@ -593,7 +602,7 @@ int main(int argc, char **argv)
                 if (jf) {
                     char name[160];
 #define ROW(what, v, unit, r, of)                                                               \
-    snprintf(name, sizeof name, "%s.%s.%s.ppc%d", what, sn, kind ? "tensor" : "scalar", ppc);   \
+    snprintf(name, sizeof name, "%s.%s.%s.ppc%g", what, sn, kind ? "tensor" : "scalar", ppc);   \
     bench_json_row(&j, name, v, unit, r, of)
                     ROW("dofs", (double)rows, "1", -1, "");
                     ROW("particles", (double)n, "1", -1, "");

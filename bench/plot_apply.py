@@ -33,8 +33,9 @@ for ax, (shape, kind) in zip(axes, panels):
         pts = []
         for name, v in rows.items():
             if name.startswith(f"{key}.{shape}.{kind}.ppc") and v > 0:
-                ppc = int(name.split(".ppc")[1])
-                dofs = rows[f"dofs.{shape}.{kind}.ppc{ppc}"]
+                tag = name.split(".ppc")[1]  # "4" or "1.5" (bench_apply's %g)
+                ppc = float(tag)
+                dofs = rows[f"dofs.{shape}.{kind}.ppc{tag}"]
                 pts.append((ppc, dofs / v * 1e-9))
         pts.sort()
         if pts:
