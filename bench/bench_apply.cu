@@ -31,9 +31,9 @@
  * depend on ppc, so the sparse rows are timed once per shape and kind (on
  * the first ppc's values) and repeated.
  * usage: bench_apply [--json FILE] [--side S] [--ppc LIST] [--ref-max N] [--budget S]
- * (--ppc: a comma-separated list of mean counts per cell, fractions allowed)
  *                    [--shapes cic|tsc|cic,tsc]
- * (--budget: cases that would start later than S seconds in are skipped,
+ * (--ppc: a comma-separated list of mean counts per cell, fractions allowed;
+ * --budget: cases that would start later than S seconds in are skipped,
  * and say so). */
 #include <math.h>
 #include <stdio.h>
