@@ -107,6 +107,11 @@ static unsigned long long atomicMin(unsigned long long *a, unsigned long long v)
     }
     return old;
 }
+/* All-in-sm's ranks in its bins (pairs_aism_order_cells). */
+static inline int atomicAdd(int *a, int v)
+{
+    return __atomic_fetch_add(a, v, __ATOMIC_RELAXED);
+}
 /* The unsorted deposit's atomics (the threads of a block run at once). */
 static inline double atomicAdd(double *a, double v)
 {
