@@ -127,6 +127,17 @@ static inline double atomicAdd(double *a, double v)
     return o;
 }
 
+/* All-in-sm's packed FP32 staging (pairs_aism_staging) */
+struct float4 {
+    float x, y, z, w;
+};
+static inline float4 make_float4(float x, float y, float z, float w)
+{
+    const float4 v = { x, y, z, w };
+    return v;
+}
+#define __align__(n) __attribute__((aligned(n)))
+
 using std::fma;
 #define __global__
 #define __device__

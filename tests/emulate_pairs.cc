@@ -45,7 +45,7 @@ EMU_DEVICE_CODE_END
  * pairs_gpu.inc's PAIRS_DYNAMIC_MAX */
 static const long long DYNAMIC_MAX = 160 * 1024 - PAIRS_STATIC_SHARED;
 static const int GUARD = 256; /* doubles past the largest launch, checked too */
-double pairs_smem[DYNAMIC_MAX / 8 + GUARD];
+__attribute__((aligned(16))) double pairs_smem[DYNAMIC_MAX / 8 + GUARD];
 /* a quiet NaN as a double and as both of its floats */
 static const uint64_t JUNK = 0x7ff8beef7ff8deadull;
 
@@ -125,7 +125,8 @@ template <typename T, bool LJ> static launched run_kernel(pairs_dev P, int strat
     } else if (strategy == PARTILE_PAIRS_ALL_IN_SM || strategy == AISM_OTHER_WALK) {
         /* the H200's budget (228 KiB per SM) with one SM, so that the
          * small grids here take the grown sub-boxes too */
-        const pairs_geometry G = pairs_aism_geometry(P.dim, P.cells, ppc, esz, DYNAMIC_MAX,
+        const int flat = pairs_aism_flat(ppc) == (strategy == PARTILE_PAIRS_ALL_IN_SM);
+        const pairs_geometry G = pairs_aism_geometry(P.dim, P.cells, ppc, pairs_aism_slot(esz, flat), DYNAMIC_MAX,
                                                      pairs_aism_block_budget(228 * 1024),
                                                      PAIRS_AISM_BLOCKS_PER_SM * 1);
         pairs_set_geometry(&P, G);
@@ -136,7 +137,7 @@ template <typename T, bool LJ> static launched run_kernel(pairs_dev P, int strat
             printf("all-in-sm asks %zu bytes of dynamic shared memory\n", G.smem);
             exit(1);
         }
-        if (pairs_aism_flat(ppc) == (strategy == PARTILE_PAIRS_ALL_IN_SM))
+        if (flat)
             launch(L.blocks, PAIRS_THREADS, [&] { k_pairs_aism<T, LJ, true>(P); });
         else
             launch(L.blocks, PAIRS_THREADS, [&] { k_pairs_aism<T, LJ, false>(P); });
@@ -449,10 +450,10 @@ static int check_geometry(void)
     for (int dim = 1; dim <= 3; dim++)
         for (double ppc : ppcs)
             for (long long budget : budgets)
-                for (size_t esz = 4; esz <= 8; esz += 4)
+                for (long long slot : { 12LL, 16LL, 24LL })
                     for (long long wave : { 4LL, 528LL }) {
                         const pairs_geometry G =
-                            pairs_aism_geometry(dim, grids[dim], ppc, esz, DYNAMIC_MAX, budget, wave);
+                            pairs_aism_geometry(dim, grids[dim], ppc, slot, DYNAMIC_MAX, budget, wave);
                         long long local = 1, covered = 1;
                         bool ok = G.cap >= 1 && (long long)G.smem <= DYNAMIC_MAX;
                         for (int a = 0; a < 3; a++) {
@@ -461,13 +462,13 @@ static int check_geometry(void)
                             local *= G.side[a] + (a < dim ? 2 : 0);
                             covered *= G.nb[a];
                         }
-                        const long long most = DYNAMIC_MAX / (3 * (long long)esz);
+                        const long long most = DYNAMIC_MAX / slot;
                         ok = ok && covered == G.blocks &&
                              (G.cap >= (long long)(ppc * (double)local) || G.cap == most);
                         if (!ok && fails++ < 5)
-                            printf("FAIL geometry %dd ppc %g budget %lld esz %zu wave %lld: side %d, "
+                            printf("FAIL geometry %dd ppc %g budget %lld slot %lld wave %lld: side %d, "
                                    "cap %d, %zu bytes\n",
-                                   dim, ppc, budget, esz, wave, G.side[0], G.cap, G.smem);
+                                   dim, ppc, budget, slot, wave, G.side[0], G.cap, G.smem);
                     }
     return fails;
 }

@@ -72,6 +72,14 @@ static inline long long pairs_aism_room(double ppc, long long nl)
     return (long long)(mean + 6.0 * sqrt(mean)) + 64;
 }
 
+/* Bytes of all-in-sm's staged particle for coordinates of esz bytes and
+ * the walk the launch takes (flat: pairs_aism_flat): three coordinates,
+ * or (x, y, z, 0) where pairs_aism_packed. */
+static inline long long pairs_aism_slot(size_t esz, int flat)
+{
+    return pairs_aism_packed(esz, flat) ? 16 : 3 * (long long)esz;
+}
+
 /* Inner and local (halo box) cells of a sub-box of side³ cells (side ≥ 1),
  * and the blocks over the grid, in dim dimensions. */
 static inline void pairs_aism_box(int dim, const long long cells[3], int side, long long *ni,
@@ -99,9 +107,9 @@ static inline void pairs_aism_box(int dim, const long long cells[3], int side, l
  * 2–8 per cell with 10⁷ particles 6–8 %. The staged room is then the whole
  * budget; without one (HIP, whose 64 KiB never hold four blocks), 1.5
  * times the mean. At most the dynamic limit `dynamic_max` bytes. ppc: mean
- * particles per cell, esz: bytes of a coordinate. */
+ * particles per cell, slot: bytes of a staged particle (pairs_aism_slot). */
 static inline pairs_geometry pairs_aism_geometry(int dim, const long long cells[3], double ppc,
-                                                 size_t esz, long long dynamic_max, long long budget,
+                                                 long long slot, long long dynamic_max, long long budget,
                                                  long long wave)
 {
     pairs_geometry G;
@@ -115,7 +123,6 @@ static inline pairs_geometry pairs_aism_geometry(int dim, const long long cells[
         if (side <= 1 || (ni <= PAIRS_AISM_MAX_INNER && nl <= PAIRS_AISM_MAX_LOCAL))
             break;
     }
-    const long long slot = 3 * (long long)esz;
     if (budget > 0) {
         for (; side > 1; side--) {
             pairs_aism_box(dim, cells, side, &ni, &nl, &blocks);
