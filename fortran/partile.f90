@@ -49,6 +49,28 @@ module partile
      integer(c_int) :: type = 0
   end type partile_array_t
 
+  ! partile_sort_interval's answer: steps between re-sorts, and the 95th
+  ! percentile of |v| per axis it used
+  type, bind(C), public :: partile_sort_advice_t
+     integer(c_int64_t) :: n_sort = 0
+     real(c_double) :: u_char(3) = 0
+  end type partile_sort_advice_t
+
+  ! partile_backend_query's answer as Fortran strings (partile_backend_info_t)
+  type, public :: partile_backend_t
+     character(len=:), allocatable :: name    ! "reference", "cuda", "hip"
+     integer :: compiled = 0                  ! 1 if built into this library
+     integer :: device_count = 0              ! usable devices (1 for reference)
+     character(len=:), allocatable :: targets ! e.g. "sm_80 sm_90"
+     character(len=:), allocatable :: note    ! why device_count is 0, or ""
+  end type partile_backend_t
+
+  type, bind(C) :: c_backend_info_t
+     type(c_ptr) :: name = c_null_ptr
+     integer(c_int) :: compiled = 0, device_count = 0
+     type(c_ptr) :: targets = c_null_ptr, note = c_null_ptr
+  end type c_backend_info_t
+
   ! partile/mass.h
   integer(c_int), parameter, public :: PARTILE_MASS_SCALAR = 0, PARTILE_MASS_TENSOR = 1
   integer(c_int), parameter, public :: PARTILE_MASS_BITWISE = 0, PARTILE_MASS_RELAXED = 1
@@ -99,7 +121,9 @@ module partile
        partile_mass_layout, partile_mass_assemble, partile_mass_export_count, partile_mass_export, &
        partile_mass_apply_matfree, partile_mass_apply_assembled, partile_pairs, &
        partile_context_synchronize, partile_memset, partile_bin, partile_mass_apply_matfree_f32, &
-       partile_pairs_select
+       partile_pairs_select, partile_sort_interval, partile_backend_count, partile_backend_query, &
+       partile_context_backend, partile_context_device, partile_pairs_strategy_name, &
+       partile_pairs_strategy_from_name
 
   interface
      integer(c_int) function c_context_create(backend, device, ctx) &
@@ -311,6 +335,53 @@ module partile
        type(c_ptr), value :: times
      end function partile_pairs_select
 
+     !> Steps between re-sorts from the velocities (include/partile/sort.h): n_sort =
+     !> floor(alpha * min over axes of spacing / (95th percentile of |v|) / dt), alpha in [0.25, 0.5].
+     integer(c_int) function partile_sort_interval(ctx, grid, n, velocities, alpha, dt, advice) &
+          bind(C, name="partile_sort_interval")
+       import :: c_int, c_ptr, c_size_t, c_double, partile_grid_t, partile_vectors_t, &
+            partile_sort_advice_t
+       type(c_ptr), value :: ctx
+       type(partile_grid_t), intent(in) :: grid
+       integer(c_size_t), value :: n
+       type(partile_vectors_t), intent(in) :: velocities
+       real(c_double), value :: alpha, dt
+       type(partile_sort_advice_t), intent(out) :: advice
+     end function partile_sort_interval
+
+     !> Number of backends partile knows, compiled or not (query them 0 .. count - 1).
+     integer(c_int) function partile_backend_count() bind(C, name="partile_backend_count")
+       import :: c_int
+     end function partile_backend_count
+
+     integer(c_int) function c_backend_query(index, info) bind(C, name="partile_backend_query")
+       import :: c_int, c_backend_info_t
+       integer(c_int), value :: index
+       type(c_backend_info_t), intent(out) :: info
+     end function c_backend_query
+
+     type(c_ptr) function c_context_backend(ctx) bind(C, name="partile_context_backend")
+       import :: c_ptr
+       type(c_ptr), value :: ctx
+     end function c_context_backend
+
+     type(c_ptr) function c_context_device(ctx) bind(C, name="partile_context_device")
+       import :: c_ptr
+       type(c_ptr), value :: ctx
+     end function c_context_device
+
+     type(c_ptr) function c_pairs_strategy_name(strategy) bind(C, name="partile_pairs_strategy_name")
+       import :: c_int, c_ptr
+       integer(c_int), value :: strategy
+     end function c_pairs_strategy_name
+
+     integer(c_int) function c_pairs_strategy_from_name(name, strategy) &
+          bind(C, name="partile_pairs_strategy_from_name")
+       import :: c_int, c_char
+       character(kind=c_char), intent(in) :: name(*)
+       integer(c_int), intent(out) :: strategy
+     end function c_pairs_strategy_from_name
+
      type(c_ptr) function c_status_string(status) bind(C, name="partile_status_string")
        import :: c_int, c_ptr
        integer(c_int), value :: status
@@ -336,6 +407,47 @@ contains
     partile_context_create = c_context_create(trim(backend) // c_null_char, int(device, c_int), ctx)
   end function partile_context_create
 
+  !> Backend index (0-based, below partile_backend_count()) into info, strings copied.
+  integer(c_int) function partile_backend_query(index, info)
+    integer, intent(in) :: index
+    type(partile_backend_t), intent(out) :: info
+    type(c_backend_info_t) :: c_info
+    partile_backend_query = c_backend_query(int(index, c_int), c_info)
+    info%name = from_c(c_info%name)
+    info%compiled = c_info%compiled
+    info%device_count = c_info%device_count
+    info%targets = from_c(c_info%targets)
+    info%note = from_c(c_info%note)
+  end function partile_backend_query
+
+  !> The context's backend ("reference", "cuda", "hip"); "(null)" for a null context.
+  function partile_context_backend(ctx) result(name)
+    type(c_ptr), intent(in) :: ctx
+    character(len=:), allocatable :: name
+    name = from_c(c_context_backend(ctx))
+  end function partile_context_backend
+
+  !> A description of the context's device, e.g. "NVIDIA H200 (sm_90, 132 SMs)".
+  function partile_context_device(ctx) result(name)
+    type(c_ptr), intent(in) :: ctx
+    character(len=:), allocatable :: name
+    name = from_c(c_context_device(ctx))
+  end function partile_context_device
+
+  !> The name of a pair strategy (0 auto .. 4 x-pencil-reg); "" if there is none.
+  function partile_pairs_strategy_name(strategy) result(name)
+    integer, intent(in) :: strategy
+    character(len=:), allocatable :: name
+    name = from_c(c_pairs_strategy_name(int(strategy, c_int)))
+  end function partile_pairs_strategy_name
+
+  !> The strategy of that name (trailing blanks ignored), or PARTILE_ERROR_INVALID_ARGUMENT.
+  integer(c_int) function partile_pairs_strategy_from_name(name, strategy)
+    character(len=*), intent(in) :: name
+    integer(c_int), intent(out) :: strategy
+    partile_pairs_strategy_from_name = c_pairs_strategy_from_name(trim(name) // c_null_char, strategy)
+  end function partile_pairs_strategy_from_name
+
   !> "message: detail" for a status, as a Fortran string.
   function partile_message(status) result(msg)
     integer(c_int), intent(in) :: status
@@ -344,11 +456,16 @@ contains
     if (len(from_c(c_last_error_detail())) > 0) msg = msg // ": " // from_c(c_last_error_detail())
   end function partile_message
 
+  !> A C string as a Fortran string; "" for a null pointer.
   function from_c(p) result(s)
     type(c_ptr), intent(in) :: p
     character(len=:), allocatable :: s
     character(kind=c_char), pointer :: chars(:)
     integer :: i, n
+    if (.not. c_associated(p)) then
+       s = ""
+       return
+    end if
     n = int(c_strlen(p))
     call c_f_pointer(p, chars, [n])
     allocate (character(len=n) :: s)
