@@ -3,8 +3,8 @@
  * (tests/emulate_pairs.cc) launches exactly what the library launches:
  * the constants in the positions' type as the reference computes them, and
  * the launch geometry of all-in-sm and the x-pencils. Include after the
- * device part of pairs_gpu.inc (its PAIRS_* limits, pairs_lj and
- * pairs_spline). */
+ * device part of pairs_gpu.inc (its PAIRS_* limits, pairs_lj, pairs_spline
+ * and pairs_aism_packed, the staged layout both sides must agree on). */
 #ifndef PARTILE_GPU_PAIRS_GEOMETRY_H
 #define PARTILE_GPU_PAIRS_GEOMETRY_H
 
