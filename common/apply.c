@@ -28,7 +28,8 @@ int partile_mass_apply_matfree(partile_context_t *ctx, const partile_mass_params
                             "backend \"%s\" has no matrix-free apply yet", ctx->ops->name);
     int64_t bad = -1;
     st = ctx->ops->mass_apply_matfree(ctx->state, p, n, pos, cell_offsets, q, omega, x, y, &bad);
-    return partile_mass_report(st, bad, bad_particle);
+    return partile_mass_report(ctx, p, pos, p->kind == PARTILE_MASS_TENSOR ? omega : NULL, st, bad,
+                               bad_particle);
 }
 
 int partile_mass_apply_assembled(partile_context_t *ctx, const partile_mass_params_t *p,
@@ -83,5 +84,6 @@ int partile_mass_apply_matfree_f32(partile_context_t *ctx, const partile_mass_pa
     int64_t bad = -1;
     st = ctx->ops->mass_apply_matfree_f32(ctx->state, p, n, pos, cell_offsets, q,
                                           p->kind == PARTILE_MASS_TENSOR ? omega : NULL, x, y, &bad);
-    return partile_mass_report(st, bad, bad_particle);
+    return partile_mass_report(ctx, p, pos, p->kind == PARTILE_MASS_TENSOR ? omega : NULL, st, bad,
+                               bad_particle);
 }

@@ -1,7 +1,9 @@
 /* Front end of deposit and gather: argument checks and dispatch. */
 #include <stdint.h>
+#include <stdio.h>
 
 #include "partile/deposit.h"
+#include "common/bad_particle.h"
 #include "common/checked.h"
 #include "common/context_internal.h"
 #include "common/shape.h"
@@ -57,25 +59,30 @@ static int check_transfer(const partile_transfer_t *t, size_t n, const partile_v
     return PARTILE_SUCCESS;
 }
 
-static int report(int st, int64_t bad, int64_t *bad_particle)
+/* Names the first bad particle in the detail (where it is and what is
+ * wrong with it) and in *bad_particle. */
+static int report(partile_context_t *ctx, const partile_transfer_t *t, const partile_vectors_t *pos,
+                  int st, int64_t bad, int64_t *bad_particle)
 {
     if (st >= 0 || bad < 0)
         return st;
     if (bad_particle)
         *bad_particle = bad;
-    switch (st) {
-    case PARTILE_ERROR_OUT_OF_DOMAIN:
-        return partile_fail(st, "particle %lld is outside the non-periodic grid", (long long)bad);
-    case PARTILE_ERROR_NOT_FINITE:
-        return partile_fail(st, "particle %lld has a NaN or infinite position", (long long)bad);
-    case PARTILE_ERROR_NOT_SORTED:
-        return partile_fail(st, "particle %lld is not in the range cell_offsets gives its cell "
-                                "(particles not sorted by that cell list)", (long long)bad);
-    case PARTILE_ERROR_INVALID_ARGUMENT:
-        return partile_fail(st, "particle %lld: OVERLAP size must be > 0 and <= the spacing "
-                                "on every axis", (long long)bad);
-    default: return st;
-    }
+    if (st != PARTILE_ERROR_OUT_OF_DOMAIN && st != PARTILE_ERROR_NOT_FINITE &&
+        st != PARTILE_ERROR_NOT_SORTED && st != PARTILE_ERROR_INVALID_ARGUMENT)
+        return st;
+    char cause[160] = "";
+    double size;
+    if (st == PARTILE_ERROR_NOT_SORTED)
+        snprintf(cause, sizeof cause, "cell_offsets lists it in another cell's range "
+                                      "(particles not sorted by that cell list)");
+    else if (st == PARTILE_ERROR_INVALID_ARGUMENT && t->shape == PARTILE_SHAPE_OVERLAP &&
+             partile_read_value(ctx, t->sizes, PARTILE_DTYPE_FLOAT64, bad, &size) == 0)
+        snprintf(cause, sizeof cause, "its OVERLAP size %.17g must be > 0 and <= the spacing on "
+                                      "every axis", size);
+    else if (st == PARTILE_ERROR_INVALID_ARGUMENT)
+        snprintf(cause, sizeof cause, "OVERLAP size must be > 0 and <= the spacing on every axis");
+    return partile_fail_particle(ctx, st, bad, t->grid, pos, cause);
 }
 
 int partile_deposit(partile_context_t *ctx, const partile_transfer_t *t, size_t n,
@@ -95,7 +102,7 @@ int partile_deposit(partile_context_t *ctx, const partile_transfer_t *t, size_t 
                             ctx->ops->name);
     int64_t bad = -1;
     st = ctx->ops->deposit(ctx->state, t, n, pos, values, cell_offsets, field, &bad);
-    return report(st, bad, bad_particle);
+    return report(ctx, t, pos, st, bad, bad_particle);
 }
 
 int partile_gather(partile_context_t *ctx, const partile_transfer_t *t, size_t n,
@@ -115,5 +122,5 @@ int partile_gather(partile_context_t *ctx, const partile_transfer_t *t, size_t n
                             ctx->ops->name);
     int64_t bad = -1;
     st = ctx->ops->gather(ctx->state, t, n, pos, field, values, &bad);
-    return report(st, bad, bad_particle);
+    return report(ctx, t, pos, st, bad, bad_particle);
 }

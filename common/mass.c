@@ -2,10 +2,12 @@
  * export of canonical storage to CSR / BSR (host arithmetic, no rounding). */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "partile/mass.h"
+#include "common/bad_particle.h"
 #include "common/checked.h"
 #include "common/context_internal.h"
 #include "common/mass_checks.h"
@@ -89,7 +91,7 @@ int partile_mass_assemble(partile_context_t *ctx, const partile_mass_params_t *p
                             "backend \"%s\" has no mass-matrix assembly yet", ctx->ops->name);
     int64_t bad = -1;
     st = ctx->ops->mass_assemble(ctx->state, p, n, pos, cell_offsets, q, omega, storage, &bad);
-    return partile_mass_report(st, bad, bad_particle);
+    return partile_mass_report(ctx, p, pos, omega, st, bad, bad_particle);
 }
 
 int partile_mass_check_particles(const partile_mass_params_t *p, size_t n,
@@ -114,13 +116,33 @@ int partile_mass_check_particles(const partile_mass_params_t *p, size_t n,
     return 0;
 }
 
-int partile_mass_report(int status, int64_t bad, int64_t *bad_particle)
+int partile_mass_report(partile_context_t *ctx, const partile_mass_params_t *p,
+                        const partile_vectors_t *pos, const partile_vectors_t *omega, int status,
+                        int64_t bad, int64_t *bad_particle)
 {
     if (status >= 0 || bad < 0)
         return status;
     if (bad_particle)
         *bad_particle = bad;
-    return partile_fail(status, "particle %lld: %s", (long long)bad, partile_status_string(status));
+    char cause[200] = "";
+    double w[3];
+    if (status == PARTILE_ERROR_NOT_SORTED)
+        snprintf(cause, sizeof cause, "cell_offsets lists it in another cell's range (particles "
+                                      "not sorted by that cell list)");
+    else if (status == PARTILE_ERROR_NOT_FINITE && p->kind == PARTILE_MASS_TENSOR && omega &&
+             partile_read_value(ctx, omega->axis[0], omega->type, bad, &w[0]) == 0 &&
+             partile_read_value(ctx, omega->axis[1], omega->type, bad, &w[1]) == 0 &&
+             partile_read_value(ctx, omega->axis[2], omega->type, bad, &w[2]) == 0)
+        snprintf(cause, sizeof cause, "its omega (%.17g, %.17g, %.17g) is not finite", w[0], w[1],
+                 w[2]);
+    else if (status == PARTILE_ERROR_NOT_FINITE && p->kind == PARTILE_MASS_TENSOR && !omega)
+        snprintf(cause, sizeof cause, "its omega = beta_over_c * B(x), B gathered from "
+                                      "params->bfield, is not finite (a non-finite B near it, or "
+                                      "an overflow)");
+    else if (status != PARTILE_ERROR_OUT_OF_DOMAIN && status != PARTILE_ERROR_NOT_FINITE)
+        return partile_fail(status, "particle %lld: %s", (long long)bad,
+                            partile_status_string(status));
+    return partile_fail_particle(ctx, status, bad, p->grid, pos, cause);
 }
 
 /* ---- export ---- */

@@ -13,7 +13,12 @@
 int partile_mass_check_particles(const partile_mass_params_t *p, size_t n,
                                  const partile_vectors_t *pos, const partile_vectors_t *omega);
 
-/* A backend's status: names the bad particle (detail and *bad_particle). */
-int partile_mass_report(int status, int64_t bad, int64_t *bad_particle);
+/* A backend's status: names the bad particle (detail and *bad_particle):
+ * where it is, and which of its position, cell or ω is wrong. omega as the
+ * call had it (FLOAT64, or FLOAT32 for the FP32 apply; NULL: from
+ * p->bfield, or scalar). */
+int partile_mass_report(partile_context_t *ctx, const partile_mass_params_t *p,
+                        const partile_vectors_t *pos, const partile_vectors_t *omega, int status,
+                        int64_t bad, int64_t *bad_particle);
 
 #endif

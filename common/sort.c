@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "partile/sort.h"
+#include "common/bad_particle.h"
 #include "common/checked.h"
 #include "common/context_internal.h"
 
@@ -67,28 +68,20 @@ static int check_vectors(const partile_grid_t *g, size_t n, const partile_vector
     return PARTILE_SUCCESS;
 }
 
-/* Names the first bad particle in the detail and in *bad_particle. */
-static int report_bad(int status, int64_t bad, int64_t *bad_particle)
+/* Names the first bad particle in the detail (where it is and what is
+ * wrong with it) and in *bad_particle. */
+static int finish(partile_context_t *ctx, const partile_grid_t *grid, const partile_vectors_t *pos,
+                  int status, int64_t bad, int64_t *bad_particle)
 {
+    if (status != PARTILE_ERROR_OUT_OF_DOMAIN && status != PARTILE_ERROR_NOT_FINITE &&
+        status != PARTILE_ERROR_NOT_SORTED)
+        return status;
     if (bad_particle)
         *bad_particle = bad;
-    if (status == PARTILE_ERROR_OUT_OF_DOMAIN)
-        return partile_fail(status, "particle %lld is outside the non-periodic grid "
-                                    "(or beyond 2^52 cells on a periodic axis)", (long long)bad);
-    if (status == PARTILE_ERROR_NOT_FINITE)
-        return partile_fail(status, "particle %lld has a NaN or infinite position", (long long)bad);
-    if (status == PARTILE_ERROR_NOT_SORTED)
+    if (status == PARTILE_ERROR_NOT_SORTED) /* the old lists disagree: not about its position */
         return partile_fail(status, "particle %lld is not where old_cell/old_offsets place it "
                                     "(input not sorted by that cell list)", (long long)bad);
-    return status;
-}
-
-static int finish(int status, int64_t bad, int64_t *bad_particle)
-{
-    if (status == PARTILE_ERROR_OUT_OF_DOMAIN || status == PARTILE_ERROR_NOT_FINITE ||
-        status == PARTILE_ERROR_NOT_SORTED)
-        return report_bad(status, bad, bad_particle);
-    return status;
+    return partile_fail_particle(ctx, status, bad, grid, pos, NULL);
 }
 
 #define NEED_OP(ctx, op)                                                        \
@@ -113,7 +106,7 @@ int partile_bin(partile_context_t *ctx, const partile_grid_t *grid, size_t n,
     NEED_OP(ctx, bin);
     int64_t bad = -1;
     st = ctx->ops->bin(ctx->state, grid, n, pos, cell, &bad);
-    return finish(st, bad, bad_particle);
+    return finish(ctx, grid, pos, st, bad, bad_particle);
 }
 
 int partile_sort(partile_context_t *ctx, const partile_grid_t *grid, size_t n,
@@ -132,7 +125,7 @@ int partile_sort(partile_context_t *ctx, const partile_grid_t *grid, size_t n,
         return partile_memset(ctx, offsets, 0, (size_t)(ncells + 1) * sizeof *offsets);
     int64_t bad = -1;
     st = ctx->ops->sort(ctx->state, grid, ncells, n, pos, offsets, perm, sorted_cell, &bad);
-    return finish(st, bad, bad_particle);
+    return finish(ctx, grid, pos, st, bad, bad_particle);
 }
 
 int partile_resort(partile_context_t *ctx, const partile_grid_t *grid, size_t n,
@@ -157,7 +150,7 @@ int partile_resort(partile_context_t *ctx, const partile_grid_t *grid, size_t n,
     int64_t bad = -1;
     st = ctx->ops->resort(ctx->state, grid, ncells, n, pos, old_offsets, old_cell, offsets, perm,
                           sorted_cell, &bad);
-    return finish(st, bad, bad_particle);
+    return finish(ctx, grid, pos, st, bad, bad_particle);
 }
 
 int partile_permute(partile_context_t *ctx, size_t n, const int64_t *perm, int count,

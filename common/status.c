@@ -22,8 +22,9 @@ const char *partile_status_string(int status)
     case PARTILE_ERROR_DEVICE: return "the GPU runtime reported an error";
     case PARTILE_ERROR_BAD_DEVICE_INDEX: return "device index out of range";
     case PARTILE_ERROR_OUT_OF_DOMAIN:
-        return "a particle position lies outside the (non-periodic) grid";
-    case PARTILE_ERROR_NOT_FINITE: return "a particle position is NaN or infinite";
+        return "a particle position lies outside the grid (a non-periodic axis's bounds, or 2^52 "
+               "cells from a periodic one)";
+    case PARTILE_ERROR_NOT_FINITE: return "a particle position (or omega) is NaN or infinite";
     case PARTILE_ERROR_NOT_SORTED: return "particles are not sorted by cell where sorted input is required";
     default: return "unknown status code";
     }

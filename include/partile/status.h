@@ -24,8 +24,10 @@ typedef enum partile_status {
     PARTILE_ERROR_OUT_OF_MEMORY = -8,    /* host or device allocation failed */
     PARTILE_ERROR_DEVICE = -9,           /* the GPU runtime reported an error */
     PARTILE_ERROR_BAD_DEVICE_INDEX = -10, /* device index out of range */
-    PARTILE_ERROR_OUT_OF_DOMAIN = -11,   /* a position lies outside a non-periodic grid */
-    PARTILE_ERROR_NOT_FINITE = -12,      /* a position is NaN or infinite */
+    PARTILE_ERROR_OUT_OF_DOMAIN = -11,   /* a position lies outside a non-periodic grid, or
+                                          * 2^52 cells or more from a periodic one */
+    PARTILE_ERROR_NOT_FINITE = -12,      /* a position (or the mass matrix's ω) is NaN or
+                                          * infinite */
     PARTILE_ERROR_NOT_SORTED = -13       /* input that must be sorted by cell is not */
 } partile_status_t;
 
@@ -33,8 +35,10 @@ typedef enum partile_status {
 const char *partile_status_string(int status);
 
 /* Details of the last failure on this thread (e.g. "cudaMalloc: out of
- * memory"), or "" if none was recorded. Valid until the next partile call
- * on this thread. */
+ * memory"; for an error that names a particle, its position and what is
+ * wrong with it: "particle 4 at (2.5, 0.1): x = 2.5 is outside [0, 1), the
+ * non-periodic x axis"), or "" if none was recorded. Valid until the next
+ * partile call on this thread. */
 const char *partile_last_error_detail(void);
 
 #ifdef __cplusplus
