@@ -124,7 +124,7 @@ int cmd_assemble(int argc, char **argv)
         st = partile_context_synchronize(ctx);
     const double t2 = now_s();
     if (st < 0) {
-        cmd_error(cmd, go.positions, st);
+        mass_cli_error(cmd, go.positions, omega_path, st);
         report_sorted_particle(cmd, ctx, mp.perm, bad, n, go.positions);
         goto done;
     }

@@ -181,3 +181,14 @@ int mass_assemble_probe(partile_context_t *ctx)
     partile_free(ctx, d_x);
     return st;
 }
+
+int mass_cli_error(const char *cmd, const char *positions_path, const char *omega_path,
+                   int status)
+{
+    char what[512];
+    if (omega_path)
+        snprintf(what, sizeof what, "%s, %s", positions_path, omega_path);
+    else
+        snprintf(what, sizeof what, "%s", positions_path);
+    return cmd_error(cmd, what, status);
+}

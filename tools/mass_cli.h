@@ -34,6 +34,12 @@ int mass_particles_load(const char *cmd, partile_context_t *ctx, const partile_g
                         const char *charges_path, const char *omega_path, mass_particles *mp);
 void mass_particles_free(partile_context_t *ctx, mass_particles *mp);
 
+/* cmd_error for an assembly or apply: names the positions file, and the
+ * omega file beside it where one was given (a non-finite ω fails the call
+ * as a non-finite position does; the detail says which). Returns 1. */
+int mass_cli_error(const char *cmd, const char *positions_path, const char *omega_path,
+                   int status);
+
 /* 0 if ctx's backend assembles mass matrices (a call with no particles on
  * a 3-cell periodic 1-D grid), PARTILE_ERROR_UNSUPPORTED if not, another
  * status (< 0) if the probe itself failed. */
