@@ -77,6 +77,16 @@ typedef struct run_opts {
 } run_opts;
 
 /* Assembles on ctx (device memory) into storage, which starts as `init`. */
+/* assemble_on's partile_last_error_detail(), kept from before its copies
+ * (which clear it) */
+static char assemble_detail[512];
+
+static void assert_detail_has(const char *needle)
+{
+    if (!strstr(assemble_detail, needle))
+        fail_msg("detail \"%s\" lacks \"%s\"", assemble_detail, needle);
+}
+
 static int assemble_on(partile_context_t *ctx, int device, const problem *P, const run_opts *o,
                        const double *init, double *out, size_t entries, int64_t *bad)
 {
@@ -102,6 +112,7 @@ static int assemble_on(partile_context_t *ctx, int device, const problem *P, con
                                 o->mode, o->algorithm, o->precision, PARTILE_ORDER_BY_POINT };
     const int st = partile_mass_assemble(ctx, &p, n, &pos, o->sorted_list ? off : NULL, q,
                                          o->use_bfield ? NULL : &om, S, bad);
+    snprintf(assemble_detail, sizeof assemble_detail, "%s", partile_last_error_detail());
     if (device) {
         assert_int_equal(partile_memcpy(ctx, out, S, entries * 8, PARTILE_COPY_DEVICE_TO_HOST), 0);
         partile_free(ctx, x), partile_free(ctx, q), partile_free(ctx, w), partile_free(ctx, B);
@@ -356,6 +367,9 @@ static void errors(partile_context_t *ctx)
                      PARTILE_ERROR_NOT_FINITE);
     assert_int_equal(bad, 17);
     assert_memory_equal(got, init, L.entries * 8);
+    /* the detail, with the position read back from the device */
+    assert_detail_has("particle 17 at (");
+    assert_detail_has("its y coordinate is NaN");
     P.x[P.n + 17] = keep;
     /* a position outside a non-periodic grid */
     problem Q = make_problem(ref, 3, 0, 6, 300, 0, &rng);
@@ -368,6 +382,8 @@ static void errors(partile_context_t *ctx)
                      PARTILE_ERROR_OUT_OF_DOMAIN);
     assert_int_equal(bad, 250);
     assert_memory_equal(gotq, initq, LQ.entries * 8);
+    assert_detail_has("is outside [");
+    assert_detail_has("the non-periodic x axis");
     /* a non-finite ω */
     P.w[2 * P.n + 99] = INFINITY;
     bad = -1;
@@ -375,6 +391,8 @@ static void errors(partile_context_t *ctx)
                      PARTILE_ERROR_NOT_FINITE);
     assert_int_equal(bad, 99);
     assert_memory_equal(got, init, L.entries * 8);
+    assert_detail_has("particle 99 at (");
+    assert_detail_has(", inf) is not finite"); /* its ω, read back */
     P.w[2 * P.n + 99] = 0.5;
     /* unsorted: two particles of different cells swapped */
     size_t i = 0, j = P.n - 1;
@@ -387,6 +405,8 @@ static void errors(partile_context_t *ctx)
     assert_int_equal(assemble_on(ctx, 1, &P, &o, init, got, L.entries, &bad),
                      PARTILE_ERROR_NOT_SORTED);
     assert_memory_equal(got, init, L.entries * 8);
+    assert_detail_has("it bins to cell");
+    assert_detail_has("cell_offsets lists it in another cell's range");
     /* bitwise mode with the unsorted atomic kernel is refused */
     o.algorithm = PARTILE_MASS_ATOMIC_UNSORTED;
     assert_int_equal(assemble_on(ctx, 1, &P, &o, init, got, L.entries, &bad),
