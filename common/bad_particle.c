@@ -99,6 +99,9 @@ int partile_fail_particle(partile_context_t *ctx, int status, int64_t bad,
         append(buf, sizeof buf, ")");
         explained = explain(buf, sizeof buf, status, grid, x, &noted);
     }
+    if (!(cause && cause[0]) && status == PARTILE_ERROR_NOT_SORTED)
+        cause = "cell_offsets lists it in another cell's range (particles not sorted by that "
+                "cell list)";
     if (!explained)
         append(buf, sizeof buf, "%s%s", noted ? "; " : ": ",
                cause && cause[0] ? cause : partile_status_string(status));

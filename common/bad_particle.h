@@ -20,9 +20,9 @@
  *    non-periodic axis, or 2^52 cells from a periodic one);
  *  - NOT_SORTED: the cell the position bins to;
  * and where the position does not explain the status, `cause` (what only
- * the caller knows: "its omega (…) is not finite", "it is not where
- * old_cell places it"), or the status's own text if cause is NULL. A copy
- * that fails leaves the position out. */
+ * the caller knows: "its omega (…) is not finite"), or if cause is NULL or
+ * "": for NOT_SORTED that cell_offsets lists it in another cell's range,
+ * else the status's own text. A copy that fails leaves the position out. */
 int partile_fail_particle(partile_context_t *ctx, int status, int64_t bad,
                           const partile_grid_t *grid, const partile_vectors_t *pos,
                           const char *cause);

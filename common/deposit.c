@@ -73,10 +73,7 @@ static int report(partile_context_t *ctx, const partile_transfer_t *t, const par
         return st;
     char cause[160] = "";
     double size;
-    if (st == PARTILE_ERROR_NOT_SORTED)
-        snprintf(cause, sizeof cause, "cell_offsets lists it in another cell's range "
-                                      "(particles not sorted by that cell list)");
-    else if (st == PARTILE_ERROR_INVALID_ARGUMENT && t->shape == PARTILE_SHAPE_OVERLAP &&
+    if (st == PARTILE_ERROR_INVALID_ARGUMENT && t->shape == PARTILE_SHAPE_OVERLAP &&
              partile_read_value(ctx, t->sizes, PARTILE_DTYPE_FLOAT64, bad, &size) == 0)
         snprintf(cause, sizeof cause, "its OVERLAP size %.17g must be > 0 and <= the spacing on "
                                       "every axis", size);

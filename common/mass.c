@@ -126,10 +126,7 @@ int partile_mass_report(partile_context_t *ctx, const partile_mass_params_t *p,
         *bad_particle = bad;
     char cause[200] = "";
     double w[3];
-    if (status == PARTILE_ERROR_NOT_SORTED)
-        snprintf(cause, sizeof cause, "cell_offsets lists it in another cell's range (particles "
-                                      "not sorted by that cell list)");
-    else if (status == PARTILE_ERROR_NOT_FINITE && p->kind == PARTILE_MASS_TENSOR && omega &&
+    if (status == PARTILE_ERROR_NOT_FINITE && p->kind == PARTILE_MASS_TENSOR && omega &&
              partile_read_value(ctx, omega->axis[0], omega->type, bad, &w[0]) == 0 &&
              partile_read_value(ctx, omega->axis[1], omega->type, bad, &w[1]) == 0 &&
              partile_read_value(ctx, omega->axis[2], omega->type, bad, &w[2]) == 0)
@@ -139,7 +136,8 @@ int partile_mass_report(partile_context_t *ctx, const partile_mass_params_t *p,
         snprintf(cause, sizeof cause, "its omega = beta_over_c * B(x), B gathered from "
                                       "params->bfield, is not finite (a non-finite B near it, or "
                                       "an overflow)");
-    else if (status != PARTILE_ERROR_OUT_OF_DOMAIN && status != PARTILE_ERROR_NOT_FINITE)
+    else if (status != PARTILE_ERROR_OUT_OF_DOMAIN && status != PARTILE_ERROR_NOT_FINITE &&
+             status != PARTILE_ERROR_NOT_SORTED)
         return partile_fail(status, "particle %lld: %s", (long long)bad,
                             partile_status_string(status));
     return partile_fail_particle(ctx, status, bad, p->grid, pos, cause);

@@ -79,11 +79,8 @@ int partile_pairs(partile_context_t *ctx, const partile_grid_t *grid,
     if (st < 0) {
         if (bad >= 0 && bad_particle)
             *bad_particle = bad;
-        if (bad >= 0 && st == PARTILE_ERROR_NOT_SORTED)
-            return partile_fail_particle(ctx, st, bad, grid, pos,
-                                         "cell_offsets lists it in another cell's range "
-                                         "(particles not sorted by that cell list)");
-        if (bad >= 0 && (st == PARTILE_ERROR_OUT_OF_DOMAIN || st == PARTILE_ERROR_NOT_FINITE))
+        if (bad >= 0 && (st == PARTILE_ERROR_OUT_OF_DOMAIN || st == PARTILE_ERROR_NOT_FINITE ||
+                         st == PARTILE_ERROR_NOT_SORTED))
             return partile_fail_particle(ctx, st, bad, grid, pos, NULL);
         if (bad >= 0)
             return partile_fail(st, "particle %lld: %s", (long long)bad, partile_status_string(st));
