@@ -149,7 +149,10 @@ if want sanitizer && command -v compute-sanitizer >/dev/null; then
     for t in "$build"/tests/test_*_gpu; do
       case "$t" in *mma_gpu|*sort_gpu|*deposit_gpu) continue ;; esac
       compute-sanitizer --tool memcheck --error-exitcode 3 --report-api-errors no "$t" || exit 3
-    done ) \
+    done &&
+    # bad input through every operation, a few hundred cases (tests/test_api_fuzz.c)
+    PARTILE_FUZZ_ITERATIONS=300 compute-sanitizer --tool memcheck --error-exitcode 3 \
+      --report-api-errors no "$build/tests/test_api_fuzz" cuda ) \
     >>"$OUT/test.log" 2>&1
   rc=$?
   grep -E "ERROR SUMMARY" "$OUT/test.log" | tail -3
