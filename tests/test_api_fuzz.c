@@ -429,7 +429,8 @@ static int draw_mass(const fuzz_case *c, mass_draw *d)
     if (partile_mass_layout(&c->g, p->shape, p->kind, &d->L) < 0 || d->L.entries > 20000000 ||
         d->L.points > 1000000)
         return 0;
-    const size_t n = c->n, xs = (size_t)d->L.points * (size_t)d->L.components;
+    /* x and y: 3 values per point for the tensor, 1 for the scalar */
+    const size_t n = c->n, xs = (size_t)d->L.points * (d->p.kind == PARTILE_MASS_TENSOR ? 3 : 1);
     d->q = malloc((n + 1) * 8), d->qf = malloc((n + 1) * 4);
     d->B = malloc(((size_t)d->L.points * 3 + 1) * 8);
     d->x = malloc((xs + 1) * 8), d->xf = malloc((xs + 1) * 4);
@@ -462,7 +463,8 @@ static void op_mass(partile_context_t *ctx, const fuzz_case *c, const mass_draw 
                     outcome *o)
 {
     arena A = { ctx, { 0 }, 0 };
-    const size_t n = c->n, xs = (size_t)d->L.points * (size_t)d->L.components;
+    /* x and y: 3 values per point for the tensor, 1 for the scalar */
+    const size_t n = c->n, xs = (size_t)d->L.points * (d->p.kind == PARTILE_MASS_TENSOR ? 3 : 1);
     partile_mass_params_t p = d->p;
     p.grid = &c->g;
     p.bfield = d->with_B ? upload(&A, d->B, (size_t)d->L.points * 24) : NULL;
