@@ -10,10 +10,10 @@
  * name (test_api_fuzz cuda) it runs each call on that backend and on the
  * reference, all arrays in context memory, and also requires the same
  * status and bad particle from both (a GPU may answer UNSUPPORTED where the
- * reference runs), and where both succeed, the same bits wherever the API
- * promises them: sort, binning, gathers, the sorted deposit, the bitwise
- * FP64 mass matrix, both applies and FP64 pair interactions (NaN equals
- * NaN, payloads aside). Exit 77 where that backend cannot run.
+ * reference runs), and where both succeed on finite input values, the same
+ * bits wherever the API promises them: sort, binning, gathers, the sorted
+ * deposit, the bitwise FP64 mass matrix, both applies and FP64 pair
+ * interactions (NaN equals NaN, payloads aside). Exit 77 where that backend cannot run.
  * A fixed seed, so that every run repeats; PARTILE_FUZZ_ITERATIONS (3000
  * cases, 1000 with a backend) and PARTILE_FUZZ_SEED change both. */
 #include <float.h>
@@ -53,6 +53,24 @@ static double special_value(void)
 }
 /* plain, or once in n draws a special value */
 static double mostly(double plain, int n) { return rarely(n) ? special_value() : plain; }
+
+/* Bits are compared only where every input value is finite: the bitwise
+ * promise is for numbers, and a GPU may multiply an infinite input by a
+ * zero the reference never forms (padding of a tile, say). */
+static int finite_doubles(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return 0;
+    return 1;
+}
+static int finite_floats(const float *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return 0;
+    return 1;
+}
 
 /* ---- context memory ---- */
 
@@ -382,7 +400,9 @@ static void op_deposit(partile_context_t *ctx, const fuzz_case *c, const transfe
     int64_t bad = -1;
     finish(o, partile_deposit(ctx, &t, c->n, &pos, values, off, field, &bad), bad);
     keep_output(o, ctx, field, fb, DOUBLES);
-    o->comparable = off != NULL; /* unsorted: atomics on a GPU, equal to rounding only */
+    /* unsorted: atomics on a GPU, equal to rounding only */
+    o->comparable = off != NULL && finite_doubles(d->values, c->n * (size_t)t.components) &&
+                    (!t.sizes || finite_doubles(d->sizes, c->n));
     arena_free(&A);
 }
 
@@ -400,7 +420,8 @@ static void op_gather(partile_context_t *ctx, const fuzz_case *c, const transfer
     int64_t bad = -1;
     finish(o, partile_gather(ctx, &t, c->n, &pos, field, back, &bad), bad);
     keep_output(o, ctx, back, c->n * m * 8, DOUBLES);
-    o->comparable = 1;
+    o->comparable = finite_doubles(d->field, (size_t)d->npoints * m) &&
+                    (!t.sizes || finite_doubles(d->sizes, c->n));
     arena_free(&A);
 }
 
@@ -470,6 +491,11 @@ static void op_mass(partile_context_t *ctx, const fuzz_case *c, const mass_draw 
     p.bfield = d->with_B ? upload(&A, d->B, (size_t)d->L.points * 24) : NULL;
     const int64_t *off = c->sorted ? upload(&A, c->off, (size_t)(c->cells + 1) * 8) : NULL;
     int64_t bad = -1;
+    /* every input finite (see finite_doubles) */
+    const int field_finite = !d->with_B || (finite_doubles(d->B, (size_t)d->L.points * 3) &&
+                                            isfinite(p.beta_over_c));
+    const int finite64 = isfinite(p.sigma) && field_finite && finite_doubles(d->q, n) &&
+                         finite_doubles(d->x, xs);
     if (op == 3) {
         const partile_vectors_t pos = positions(&A, c, 1);
         partile_vectors_t om = { PARTILE_DTYPE_FLOAT32, { NULL, NULL, NULL } };
@@ -481,7 +507,9 @@ static void op_mass(partile_context_t *ctx, const fuzz_case *c, const mass_draw 
                                                  x, y, &bad),
                bad);
         keep_output(o, ctx, y, xs * 4, FLOATS);
-        o->comparable = 1; /* every backend gives the same bits (apply.h) */
+        /* every backend gives the same bits (apply.h) */
+        o->comparable = isfinite((float)p.sigma) && field_finite && finite_floats(d->qf, n) &&
+                        finite_floats(d->xf, xs);
         arena_free(&A);
         return;
     }
@@ -491,7 +519,7 @@ static void op_mass(partile_context_t *ctx, const fuzz_case *c, const mass_draw 
         double *y = poisoned(&A, xs * 8);
         finish(o, partile_mass_apply_assembled(ctx, &p, storage, x, y), -1);
         keep_output(o, ctx, y, xs * 8, DOUBLES);
-        o->comparable = 1;
+        o->comparable = finite_doubles(d->storage, d->L.entries) && finite_doubles(d->x, xs);
         arena_free(&A);
         return;
     }
@@ -506,7 +534,8 @@ static void op_mass(partile_context_t *ctx, const fuzz_case *c, const mass_draw 
                                         &bad),
                bad);
         keep_output(o, ctx, storage, d->L.entries * 8, DOUBLES);
-        o->comparable = p.mode == PARTILE_MASS_BITWISE && p.precision == PARTILE_MASS_FP64;
+        o->comparable =
+            p.mode == PARTILE_MASS_BITWISE && p.precision == PARTILE_MASS_FP64 && finite64;
     } else {
         const double *x = upload(&A, d->x, xs * 8);
         double *y = poisoned(&A, xs * 8);
@@ -514,7 +543,7 @@ static void op_mass(partile_context_t *ctx, const fuzz_case *c, const mass_draw 
                                              &bad),
                bad);
         keep_output(o, ctx, y, xs * 8, DOUBLES);
-        o->comparable = 1;
+        o->comparable = finite64;
     }
     arena_free(&A);
 }
@@ -554,7 +583,8 @@ static void op_pairs(partile_context_t *ctx, const fuzz_case *c, const partile_p
     for (int a = 0; a < 3; a++)
         keep_output(o, ctx, force.axis[a], bytes, kind);
     /* FP64 bitwise on every strategy; FP32 not promised */
-    o->comparable = c->type == PARTILE_DTYPE_FLOAT64;
+    o->comparable = c->type == PARTILE_DTYPE_FLOAT64 && isfinite(p->epsilon) &&
+                    isfinite(p->sigma) && isfinite(p->h) && isfinite(p->mass);
     arena_free(&A);
 }
 
