@@ -123,7 +123,7 @@ module partile
        partile_context_synchronize, partile_memset, partile_bin, partile_mass_apply_matfree_f32, &
        partile_pairs_select, partile_sort_interval, partile_backend_count, partile_backend_query, &
        partile_context_backend, partile_context_device, partile_pairs_strategy_name, &
-       partile_pairs_strategy_from_name
+       partile_pairs_strategy_from_name, partile_dtype_size, partile_version
 
   interface
      integer(c_int) function c_context_create(backend, device, ctx) &
@@ -349,6 +349,16 @@ module partile
        type(partile_sort_advice_t), intent(out) :: advice
      end function partile_sort_interval
 
+     !> Bytes of one element of a PARTILE_DTYPE_* (8, 4, 4, 8), or 0 for an unknown type.
+     integer(c_size_t) function partile_dtype_size(type) bind(C, name="partile_dtype_size")
+       import :: c_int, c_size_t
+       integer(c_int), value :: type
+     end function partile_dtype_size
+
+     type(c_ptr) function c_version() bind(C, name="partile_version")
+       import :: c_ptr
+     end function c_version
+
      !> Number of backends partile knows, compiled or not (query them 0 .. count - 1).
      integer(c_int) function partile_backend_count() bind(C, name="partile_backend_count")
        import :: c_int
@@ -419,6 +429,12 @@ contains
     info%targets = from_c(c_info%targets)
     info%note = from_c(c_info%note)
   end function partile_backend_query
+
+  !> The library's version, e.g. "0.1.0".
+  function partile_version() result(version)
+    character(len=:), allocatable :: version
+    version = from_c(c_version())
+  end function partile_version
 
   !> The context's backend ("reference", "cuda", "hip"); "(null)" for a null context.
   function partile_context_backend(ctx) result(name)

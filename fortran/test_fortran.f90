@@ -207,6 +207,9 @@ program test_fortran
     if (found /= 1) error stop "reference backend not listed"
     if (partile_backend_query(partile_backend_count(), info) >= 0) error stop "backend index past the end"
     if (partile_context_backend(ctx) /= "reference") error stop "context backend"
+    if (len(partile_version()) < 5 .or. index(partile_version(), ".") == 0) error stop "version"
+    if (partile_dtype_size(PARTILE_DTYPE_FLOAT32) /= 4 .or. partile_dtype_size(PARTILE_DTYPE_INT64) /= 8 &
+         .or. partile_dtype_size(9_c_int) /= 0) error stop "dtype size"
     if (len(partile_context_device(ctx)) == 0) error stop "context device"
     do b = 0, PARTILE_PAIRS_STRATEGIES - 1
        call check(partile_pairs_strategy_from_name(partile_pairs_strategy_name(b), strategy), &
