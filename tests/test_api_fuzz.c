@@ -383,14 +383,23 @@ static int draw_transfer(const fuzz_case *c, transfer_draw *d)
 
 static void free_transfer(transfer_draw *d) { free(d->sizes), free(d->values), free(d->field); }
 
+/* The transfer of d on c's grid, its sizes and the sorted positions in A. */
+static partile_transfer_t transfer_inputs(arena *A, const fuzz_case *c, const transfer_draw *d,
+                                          partile_vectors_t *pos)
+{
+    *pos = positions(A, c, 1);
+    partile_transfer_t t = d->t;
+    t.grid = &c->g;
+    t.sizes = d->with_sizes ? upload(A, d->sizes, c->n * 8) : NULL;
+    return t;
+}
+
 static void op_deposit(partile_context_t *ctx, const fuzz_case *c, const transfer_draw *d,
                        outcome *o)
 {
     arena A = { ctx, { 0 }, 0 };
-    const partile_vectors_t pos = positions(&A, c, 1);
-    partile_transfer_t t = d->t;
-    t.grid = &c->g;
-    t.sizes = d->with_sizes ? upload(&A, d->sizes, c->n * 8) : NULL;
+    partile_vectors_t pos;
+    const partile_transfer_t t = transfer_inputs(&A, c, d, &pos);
     const size_t fb = (size_t)d->npoints * (size_t)t.components * 8;
     const double *values = upload(&A, d->values, c->n * (size_t)t.components * 8);
     const int64_t *off = d->with_offsets ? upload(&A, c->off, (size_t)(c->cells + 1) * 8) : NULL;
@@ -408,10 +417,8 @@ static void op_gather(partile_context_t *ctx, const fuzz_case *c, const transfer
                       outcome *o)
 {
     arena A = { ctx, { 0 }, 0 };
-    const partile_vectors_t pos = positions(&A, c, 1);
-    partile_transfer_t t = d->t;
-    t.grid = &c->g;
-    t.sizes = d->with_sizes ? upload(&A, d->sizes, c->n * 8) : NULL;
+    partile_vectors_t pos;
+    const partile_transfer_t t = transfer_inputs(&A, c, d, &pos);
     const size_t m = (size_t)t.components;
     const double *field = upload(&A, d->field, (size_t)d->npoints * m * 8);
     double *back = poisoned(&A, c->n * m * 8);
