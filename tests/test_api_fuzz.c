@@ -1,21 +1,27 @@
-/* Random, often bad, input to every operation of the C API: grids with
- * zero, negative, NaN, infinite, subnormal and huge corners and spacings;
- * positions, charges, ω, B, OVERLAP sizes and field values with NaN, ±inf,
- * ±0, subnormals and extremes, on and just below the upper bound; unknown
- * enum values; cell lists the positions do not follow. Every call must
- * return (no crash; in the sanitize build, no report), and a failure must
- * come with a detail and leave the outputs (poisoned before) untouched.
+/* Random, often bad, input to every particle operation of the C API (sort,
+ * bin, resort, permute, sort interval, deposit, gather, the mass matrix and
+ * its applies and export, pairs and pairs_select; the tile interface has
+ * its own conformance check, `partile check`): grids with zero, negative,
+ * NaN, infinite, subnormal and huge corners and spacings; positions,
+ * charges, ω, B, OVERLAP sizes and field values with NaN, ±inf, ±0,
+ * subnormals and extremes, on and just below the upper bound; unknown enum
+ * values; cell lists the positions do not follow; permutations with an
+ * entry out of range or repeated. Every call must return (no crash; in the
+ * sanitize build, no report), and a failure must come with a detail and
+ * leave the outputs (poisoned before; permute's arrays: as they were)
+ * untouched.
  *
  * Without an argument it runs on the reference backend. With a backend
  * name (test_api_fuzz cuda) it runs each call on that backend and on the
  * reference, all arrays in context memory, and also requires the same
  * status and bad particle from both (a GPU may answer UNSUPPORTED where the
  * reference runs), and where both succeed on finite input values, the same
- * bits wherever the API promises them: sort, binning, gathers, the sorted
- * deposit, the bitwise FP64 mass matrix, both applies and FP64 pair
- * interactions (NaN equals NaN, payloads aside). Exit 77 where that backend cannot run.
- * A fixed seed, so that every run repeats; PARTILE_FUZZ_ITERATIONS (3000
- * cases, 1000 with a backend) and PARTILE_FUZZ_SEED change both. */
+ * bits wherever the API promises them: sort, binning, permute, gathers, the
+ * sorted deposit, the bitwise FP64 mass matrix, both applies and FP64 pair
+ * interactions (NaN equals NaN, payloads aside). Exit 77 where that backend
+ * cannot run. A fixed seed, so that every run repeats;
+ * PARTILE_FUZZ_ITERATIONS (3000 cases, 1000 with a backend) and
+ * PARTILE_FUZZ_SEED change both. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -131,6 +137,7 @@ typedef struct outcome {
     size_t bytes[MAX_OUTPUTS];
     int kind[MAX_OUTPUTS];
     int comparable; /* the API promises the same bits for these outputs */
+    int in_place;   /* the outputs held input (permute checks them itself), not poison */
 } outcome;
 
 static void begin(outcome *o) { memset(o, 0, sizeof *o), o->bad = -1; }
@@ -178,7 +185,7 @@ static void judge(const char *op, const char *backend, int iteration, const outc
     if (!o->detail[0])
         fail_msg("iteration %d, %s on %s: status %d (%s) without a detail", iteration, op, backend,
                  o->status, partile_status_string(o->status));
-    for (int i = 0; i < o->outputs; i++)
+    for (int i = 0; i < o->outputs && !o->in_place; i++)
         for (size_t b = 0; b < o->bytes[i]; b++)
             if (o->out[i][b] != POISON)
                 fail_msg("iteration %d, %s on %s: status %d (%s) but output %d was written",
@@ -593,6 +600,106 @@ static void op_pairs(partile_context_t *ctx, const fuzz_case *c, const partile_p
     arena_free(&A);
 }
 
+/* Permute's draw: arrays of random bytes, a permutation (at times with an
+ * entry out of range or repeated), scratch or not. */
+typedef struct permute_draw {
+    int count, type[3], scratch; /* scratch: 0 none, 1 enough, 2 too small */
+    int64_t *perm;
+    unsigned char *data[3];
+} permute_draw;
+
+static void draw_permute(const fuzz_case *c, permute_draw *d)
+{
+    static const partile_dtype_t types[] = { PARTILE_DTYPE_FLOAT64, PARTILE_DTYPE_FLOAT32,
+                                             PARTILE_DTYPE_INT32, PARTILE_DTYPE_INT64 };
+    memset(d, 0, sizeof *d);
+    d->count = rarely(30) ? -1 : pick(4);
+    d->scratch = rarely(10) ? 2 : pick(2);
+    d->perm = malloc((c->n + 1) * 8);
+    for (size_t i = 0; i < c->n; i++)
+        d->perm[i] = (int64_t)i;
+    for (size_t i = c->n; i > 1; i--) { /* Fisher–Yates */
+        const size_t j = (size_t)pick((int)i);
+        const int64_t t = d->perm[i - 1];
+        d->perm[i - 1] = d->perm[j], d->perm[j] = t;
+    }
+    if (c->n && rarely(5))
+        d->perm[pick((int)c->n)] = pick(2) ? -1 : (int64_t)c->n + pick(3);
+    if (c->n > 1 && rarely(5))
+        d->perm[pick((int)c->n)] = d->perm[pick((int)c->n)];
+    for (int a = 0; a < 3; a++) {
+        d->type[a] = rarely(40) ? 7 : (int)types[pick(4)];
+        d->data[a] = malloc(c->n * 8 + 1);
+        for (size_t b = 0; b < c->n * 8; b++)
+            d->data[a][b] = (unsigned char)pick(256);
+    }
+}
+
+static void free_permute(permute_draw *d)
+{
+    free(d->perm);
+    for (int a = 0; a < 3; a++)
+        free(d->data[a]);
+}
+
+/* permute's arrays are its outputs: a failure must leave them as they
+ * were, a success must give new[i] = old[perm[i]]. */
+static void op_permute(partile_context_t *ctx, const fuzz_case *c, const permute_draw *d,
+                       int iteration, outcome *o)
+{
+    arena A = { ctx, { 0 }, 0 };
+    partile_array_t arrays[3];
+    for (int a = 0; a < 3; a++) {
+        arrays[a].data = upload(&A, d->data[a], c->n * 8);
+        arrays[a].type = (partile_dtype_t)d->type[a];
+    }
+    const int64_t *perm = upload(&A, d->perm, c->n * 8);
+    void *scratch = d->scratch ? arena_alloc(&A, d->scratch == 1 ? c->n * 8 : c->n * 2) : NULL;
+    const size_t scratch_bytes = d->scratch == 1 ? c->n * 8 : c->n * 2;
+    finish(o, partile_permute(ctx, c->n, perm, d->count, arrays, scratch, scratch_bytes), -1);
+    o->in_place = 1;
+    for (int a = 0; a < 3; a++) {
+        keep_output(o, ctx, arrays[a].data, c->n * 8, EXACT);
+        const size_t es = partile_dtype_size(arrays[a].type);
+        for (size_t i = 0; i < c->n; i++) {
+            const int moved = o->status >= 0 && a < d->count;
+            const unsigned char *want = d->data[a] + (moved ? (size_t)d->perm[i] * es : i * es);
+            if (es && memcmp(o->out[a] + i * es, want, es) != 0)
+                fail_msg("iteration %d, permute: status %d, array %d element %zu is not %s",
+                         iteration, o->status, a, i, moved ? "old[perm[i]]" : "as it was");
+        }
+    }
+    o->comparable = 1;
+    arena_free(&A);
+}
+
+static void op_pairs_select(partile_context_t *ctx, const fuzz_case *c,
+                            const partile_pair_params_t *p, int with_force, outcome *o)
+{
+    arena A = { ctx, { 0 }, 0 };
+    const partile_vectors_t pos = positions(&A, c, 1);
+    const size_t es = c->type == PARTILE_DTYPE_FLOAT32 ? 4 : 8, bytes = c->n * es;
+    const int64_t *off = c->sorted ? upload(&A, c->off, (size_t)(c->cells + 1) * 8) : NULL;
+    partile_vectors_t force = { c->type, { NULL, NULL, NULL } };
+    for (int a = 0; a < 3; a++)
+        force.axis[a] = poisoned(&A, bytes);
+    void *scalar = poisoned(&A, bytes);
+    int strategy = -1;
+    double times[PARTILE_PAIRS_STRATEGIES];
+    finish(o, partile_pairs_select(ctx, &c->g, p, c->n, &pos, off, with_force ? &force : NULL,
+                                   scalar, &strategy, times),
+           -1);
+    if (o->status >= 0 && (strategy < 1 || strategy >= PARTILE_PAIRS_STRATEGIES))
+        fail_msg("pairs_select chose strategy %d", strategy);
+    const int kind = es == 4 ? FLOATS : DOUBLES;
+    keep_output(o, ctx, scalar, bytes, kind);
+    for (int a = 0; a < 3; a++)
+        keep_output(o, ctx, force.axis[a], bytes, kind);
+    o->comparable = c->type == PARTILE_DTYPE_FLOAT64 && isfinite(p->epsilon) &&
+                    isfinite(p->sigma) && isfinite(p->h) && isfinite(p->mass);
+    arena_free(&A);
+}
+
 /* ---- the run ---- */
 
 typedef struct runner {
@@ -667,6 +774,12 @@ static void run_case(runner *R, partile_context_t *host_ref, fuzz_case *c)
     int with_force;
     draw_pairs(&pp, &with_force);
     RUN(R, "pairs", op_pairs(ctx_, c, &pp, with_force, o_));
+    if (rarely(10)) /* it times every strategy: slow on a GPU */
+        RUN(R, "pairs_select", op_pairs_select(ctx_, c, &pp, with_force, o_));
+    permute_draw pd;
+    draw_permute(c, &pd);
+    RUN(R, "permute", op_permute(ctx_, c, &pd, R->iteration, o_));
+    free_permute(&pd);
 }
 
 static const char *backend_arg; /* NULL: the reference alone */
