@@ -21,7 +21,8 @@
  * interactions (NaN equals NaN, payloads aside). Exit 77 where that backend
  * cannot run. A fixed seed, so that every run repeats;
  * PARTILE_FUZZ_ITERATIONS (3000 cases, 1000 with a backend) and
- * PARTILE_FUZZ_SEED change both. */
+ * PARTILE_FUZZ_SEED change both; PARTILE_FUZZ_REPORT_ALL lists every broken
+ * promise instead of stopping at the first. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -174,6 +175,29 @@ typedef struct tally {
 } tally;
 static tally total;
 
+/* A broken promise: fails the test at once or, with PARTILE_FUZZ_REPORT_ALL
+ * set, is printed and counted and the test fails at its end, so that one
+ * run (one device call) lists every kind of difference. */
+static long long problems;
+static int report_all;
+static void problem(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static void problem(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!report_all)
+        fail_msg("%s", msg);
+    if (++problems <= 500)
+        printf("PROBLEM: %s\n", msg);
+}
+
 /* The promises of one outcome alone. */
 static void judge(const char *op, const char *backend, int iteration, const outcome *o)
 {
@@ -183,13 +207,15 @@ static void judge(const char *op, const char *backend, int iteration, const outc
         return;
     }
     if (!o->detail[0])
-        fail_msg("iteration %d, %s on %s: status %d (%s) without a detail", iteration, op, backend,
-                 o->status, partile_status_string(o->status));
+        problem("iteration %d, %s on %s: status %d (%s) without a detail", iteration, op, backend,
+                o->status, partile_status_string(o->status));
     for (int i = 0; i < o->outputs && !o->in_place; i++)
         for (size_t b = 0; b < o->bytes[i]; b++)
-            if (o->out[i][b] != POISON)
-                fail_msg("iteration %d, %s on %s: status %d (%s) but output %d was written",
-                         iteration, op, backend, o->status, o->detail, i);
+            if (o->out[i][b] != POISON) {
+                problem("iteration %d, %s on %s: status %d (%s) but output %d was written",
+                        iteration, op, backend, o->status, o->detail, i);
+                break;
+            }
 }
 
 static int same_value(const unsigned char *a, const unsigned char *b, size_t at, int kind)
@@ -213,13 +239,15 @@ static void compare(const char *op, const char *backend, int iteration, const ou
 {
     if (g->status == PARTILE_ERROR_UNSUPPORTED && r->status >= 0)
         return; /* the backend lacks what the reference runs */
-    if ((g->status >= 0) != (r->status >= 0) || (g->status < 0 && g->status != r->status))
-        fail_msg("iteration %d, %s: %s says %d (%s), the reference %d (%s)", iteration, op, backend,
-                 g->status, g->detail, r->status, r->detail);
+    if ((g->status >= 0) != (r->status >= 0) || (g->status < 0 && g->status != r->status)) {
+        problem("iteration %d, %s: %s says %d (%s), the reference %d (%s)", iteration, op, backend,
+                g->status, g->detail, r->status, r->detail);
+        return;
+    }
     if (g->status < 0) {
         if (g->bad != r->bad)
-            fail_msg("iteration %d, %s: %s names particle %lld, the reference %lld (%s)",
-                     iteration, op, backend, (long long)g->bad, (long long)r->bad, r->detail);
+            problem("iteration %d, %s: %s names particle %lld, the reference %lld (%s)",
+                    iteration, op, backend, (long long)g->bad, (long long)r->bad, r->detail);
         return;
     }
     if (!g->comparable || !r->comparable)
@@ -228,9 +256,11 @@ static void compare(const char *op, const char *backend, int iteration, const ou
     for (int i = 0; i < g->outputs; i++) {
         const size_t step = g->kind[i] == DOUBLES ? 8 : g->kind[i] == FLOATS ? 4 : 1;
         for (size_t at = 0; at < g->bytes[i]; at += step)
-            if (!same_value(g->out[i], r->out[i], at, g->kind[i]))
-                fail_msg("iteration %d, %s: output %d differs from the reference's at byte %zu",
-                         iteration, op, i, at);
+            if (!same_value(g->out[i], r->out[i], at, g->kind[i])) {
+                problem("iteration %d, %s: output %d differs from the reference's at byte %zu",
+                        iteration, op, i, at);
+                break;
+            }
     }
 }
 
@@ -664,9 +694,12 @@ static void op_permute(partile_context_t *ctx, const fuzz_case *c, const permute
         for (size_t i = 0; i < c->n; i++) {
             const int moved = o->status >= 0 && a < d->count;
             const unsigned char *want = d->data[a] + (moved ? (size_t)d->perm[i] * es : i * es);
-            if (es && memcmp(o->out[a] + i * es, want, es) != 0)
-                fail_msg("iteration %d, permute: status %d, array %d element %zu is not %s",
-                         iteration, o->status, a, i, moved ? "old[perm[i]]" : "as it was");
+            if (es && memcmp(o->out[a] + i * es, want, es) != 0) {
+                problem("iteration %d, permute on %s: status %d, array %d element %zu is not %s",
+                        iteration, partile_context_backend(ctx), o->status, a, i,
+                        moved ? "old[perm[i]]" : "as it was");
+                break;
+            }
         }
     }
     o->comparable = 1;
@@ -690,7 +723,7 @@ static void op_pairs_select(partile_context_t *ctx, const fuzz_case *c,
                                    scalar, &strategy, times),
            -1);
     if (o->status >= 0 && (strategy < 1 || strategy >= PARTILE_PAIRS_STRATEGIES))
-        fail_msg("pairs_select chose strategy %d", strategy);
+        problem("pairs_select on %s chose strategy %d", partile_context_backend(ctx), strategy);
     const int kind = es == 4 ? FLOATS : DOUBLES;
     keep_output(o, ctx, scalar, bytes, kind);
     for (int a = 0; a < 3; a++)
@@ -790,6 +823,7 @@ static void test_random_calls(void **state)
     const char *env_it = getenv("PARTILE_FUZZ_ITERATIONS"), *env_seed = getenv("PARTILE_FUZZ_SEED");
     /* a GPU call allocates and copies each array: fewer cases there */
     const int iterations = env_it ? atoi(env_it) : backend_arg ? 1000 : 3000;
+    report_all = getenv("PARTILE_FUZZ_REPORT_ALL") != NULL;
     const uint64_t seed = env_seed ? strtoull(env_seed, NULL, 10) : 20261204;
     rng_state = seed * 2654435761ull + 1;
     printf("# %s, %d iterations, seed %llu\n", backend_arg ? backend_arg : "reference", iterations,
@@ -812,6 +846,8 @@ static void test_random_calls(void **state)
     partile_context_destroy(ref);
     printf("# %lld calls, %lld succeeded, %lld compared with the reference\n", total.calls,
            total.succeeded, total.compared);
+    if (problems)
+        fail_msg("%lld broken promises (the first 500 printed above)", problems);
     /* the draws reach the successful paths too, not only the refusals */
     assert_true(total.succeeded > total.calls / 5);
 }
