@@ -604,8 +604,10 @@ static void draw_pairs(partile_pair_params_t *p, int *with_force)
     *with_force = p->interaction == PARTILE_PAIRS_LJ && pick(2);
 }
 
+/* partile_pairs, or with select partile_pairs_select (which times every
+ * strategy and keeps the same results). */
 static void op_pairs(partile_context_t *ctx, const fuzz_case *c, const partile_pair_params_t *p,
-                     int with_force, outcome *o)
+                     int with_force, int select, outcome *o)
 {
     arena A = { ctx, { 0 }, 0 };
     const partile_vectors_t pos = positions(&A, c, 1);
@@ -615,11 +617,19 @@ static void op_pairs(partile_context_t *ctx, const fuzz_case *c, const partile_p
     for (int a = 0; a < 3; a++)
         force.axis[a] = poisoned(&A, bytes);
     void *scalar = poisoned(&A, bytes);
-    double sum = 0.0;
-    int64_t bad = -1;
-    finish(o, partile_pairs(ctx, &c->g, p, c->n, &pos, off, with_force ? &force : NULL, scalar,
-                            &sum, &bad),
-           bad);
+    partile_vectors_t *f = with_force ? &force : NULL;
+    if (select) {
+        int strategy = -1;
+        double times[PARTILE_PAIRS_STRATEGIES];
+        finish(o, partile_pairs_select(ctx, &c->g, p, c->n, &pos, off, f, scalar, &strategy, times),
+               -1);
+        if (o->status >= 0 && (strategy < 1 || strategy >= PARTILE_PAIRS_STRATEGIES))
+            problem("pairs_select on %s chose strategy %d", partile_context_backend(ctx), strategy);
+    } else {
+        double sum = 0.0;
+        int64_t bad = -1;
+        finish(o, partile_pairs(ctx, &c->g, p, c->n, &pos, off, f, scalar, &sum, &bad), bad);
+    }
     const int kind = es == 4 ? FLOATS : DOUBLES;
     keep_output(o, ctx, scalar, bytes, kind);
     for (int a = 0; a < 3; a++)
@@ -706,32 +716,6 @@ static void op_permute(partile_context_t *ctx, const fuzz_case *c, const permute
     arena_free(&A);
 }
 
-static void op_pairs_select(partile_context_t *ctx, const fuzz_case *c,
-                            const partile_pair_params_t *p, int with_force, outcome *o)
-{
-    arena A = { ctx, { 0 }, 0 };
-    const partile_vectors_t pos = positions(&A, c, 1);
-    const size_t es = c->type == PARTILE_DTYPE_FLOAT32 ? 4 : 8, bytes = c->n * es;
-    const int64_t *off = c->sorted ? upload(&A, c->off, (size_t)(c->cells + 1) * 8) : NULL;
-    partile_vectors_t force = { c->type, { NULL, NULL, NULL } };
-    for (int a = 0; a < 3; a++)
-        force.axis[a] = poisoned(&A, bytes);
-    void *scalar = poisoned(&A, bytes);
-    int strategy = -1;
-    double times[PARTILE_PAIRS_STRATEGIES];
-    finish(o, partile_pairs_select(ctx, &c->g, p, c->n, &pos, off, with_force ? &force : NULL,
-                                   scalar, &strategy, times),
-           -1);
-    if (o->status >= 0 && (strategy < 1 || strategy >= PARTILE_PAIRS_STRATEGIES))
-        problem("pairs_select on %s chose strategy %d", partile_context_backend(ctx), strategy);
-    const int kind = es == 4 ? FLOATS : DOUBLES;
-    keep_output(o, ctx, scalar, bytes, kind);
-    for (int a = 0; a < 3; a++)
-        keep_output(o, ctx, force.axis[a], bytes, kind);
-    o->comparable = c->type == PARTILE_DTYPE_FLOAT64 && isfinite(p->epsilon) &&
-                    isfinite(p->sigma) && isfinite(p->h) && isfinite(p->mass);
-    arena_free(&A);
-}
 
 /* ---- the run ---- */
 
@@ -806,9 +790,9 @@ static void run_case(runner *R, partile_context_t *host_ref, fuzz_case *c)
     partile_pair_params_t pp;
     int with_force;
     draw_pairs(&pp, &with_force);
-    RUN(R, "pairs", op_pairs(ctx_, c, &pp, with_force, o_));
+    RUN(R, "pairs", op_pairs(ctx_, c, &pp, with_force, 0, o_));
     if (rarely(10)) /* it times every strategy: slow on a GPU */
-        RUN(R, "pairs_select", op_pairs_select(ctx_, c, &pp, with_force, o_));
+        RUN(R, "pairs_select", op_pairs(ctx_, c, &pp, with_force, 1, o_));
     permute_draw pd;
     draw_permute(c, &pd);
     RUN(R, "permute", op_permute(ctx_, c, &pd, R->iteration, o_));
