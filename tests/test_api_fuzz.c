@@ -36,19 +36,13 @@
 #include <cmocka.h>
 
 #include "partile/partile.h"
+#include "tests/sort_util.h"
 
 /* ---- random draws ---- */
 
 static uint64_t rng_state;
-static uint64_t next_random(void) /* xorshift64 */
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-static double uniform(void) { return (double)(next_random() >> 11) * 0x1p-53; }
-static int pick(int n) { return (int)(next_random() % (uint64_t)n); }
+static double uniform(void) { return su_uniform(&rng_state); }
+static int pick(int n) { return (int)(su_next(&rng_state) % (uint64_t)n); }
 static int rarely(int n) { return pick(n) == 0; } /* true once in n draws */
 
 static double special_value(void)

@@ -17,13 +17,10 @@
 #endif
 
 #include "partile/partile.h"
+#include "tests/sort_util.h"
 
 static uint64_t rng;
-static double uniform(void)
-{
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-    return (double)(rng >> 11) * 0x1p-53;
-}
+static double uniform(void) { return su_uniform(&rng); }
 
 /* Every output of one run, in the order taken. */
 #define MAX_RESULTS 64
