@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # `meson install` gives a usable library: stage an install, build
-# examples/hello_partile.c against it through pkg-config, run it.
+# examples/hello_partile.c against it through pkg-config, run it; with a
+# Fortran compiler, build examples/ecsim_step.f90 with the installed module
+# source as the README says, and run it on the reference backend.
 # usage: test_install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1 src=$2
@@ -17,3 +19,10 @@ flags=$(PKG_CONFIG_PATH=$pc pkg-config --define-variable=prefix="$prefix" --cfla
 cc -std=c11 -Wall -Werror "$src/examples/hello_partile.c" -o "$stage/hello" $flags
 libdir=$(dirname "$(find "$stage" -name 'libpartile.so*' | head -1)")
 LD_LIBRARY_PATH=$libdir "$stage/hello" reference
+if command -v gfortran >/dev/null; then
+  module=$(PKG_CONFIG_PATH=$pc pkg-config --define-variable=prefix="$prefix" --variable=includedir partile)/partile/partile.f90
+  [ -f "$module" ] || { echo "partile.f90 not installed at $module"; exit 1; }
+  libs=$(PKG_CONFIG_PATH=$pc pkg-config --define-variable=prefix="$prefix" --libs partile)
+  (cd "$stage" && gfortran "$module" "$src/examples/ecsim_step.f90" -o "$stage/ecsim_step" $libs)
+  LD_LIBRARY_PATH=$libdir "$stage/ecsim_step" reference
+fi
