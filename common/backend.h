@@ -113,6 +113,12 @@ typedef struct partile_backend_ops {
                                   const partile_vectors_t *pos, const int64_t *cell_offsets,
                                   const float *q, const partile_vectors_t *omega, const float *x,
                                   float *y, int64_t *bad);
+
+    /* The stream work is issued on (include/partile/context.h): set (NULL:
+     * the context's own) once the work on the previous one has finished;
+     * get the one in use. NULL entries: a host backend, without streams. */
+    int (*set_stream)(void *state, void *stream);
+    void *(*get_stream)(void *state);
 } partile_backend_ops_t;
 
 /* The backends, in "auto" preference order. Each is defined whether or not

@@ -142,6 +142,27 @@ int partile_context_synchronize(partile_context_t *ctx)
     return ctx->ops->synchronize(ctx->state);
 }
 
+int partile_context_set_stream(partile_context_t *ctx, void *stream)
+{
+    CHECK_CTX(ctx);
+    if (ctx->ops->set_stream)
+        return ctx->ops->set_stream(ctx->state, stream);
+    if (!stream)
+        return PARTILE_SUCCESS;
+    return partile_fail(PARTILE_ERROR_UNSUPPORTED,
+                        "the %s backend runs on the host and has no stream; only NULL can be set",
+                        ctx->ops->name);
+}
+
+int partile_context_get_stream(const partile_context_t *ctx, void **stream)
+{
+    CHECK_CTX(ctx);
+    if (!stream)
+        return partile_fail(PARTILE_ERROR_NULL_POINTER, "stream is NULL");
+    *stream = ctx->ops->get_stream ? ctx->ops->get_stream(ctx->state) : NULL;
+    return PARTILE_SUCCESS;
+}
+
 int partile_malloc(partile_context_t *ctx, size_t bytes, void **ptr)
 {
     CHECK_CTX(ctx);

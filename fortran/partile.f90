@@ -123,7 +123,8 @@ module partile
        partile_context_synchronize, partile_memset, partile_bin, partile_mass_apply_matfree_f32, &
        partile_pairs_select, partile_sort_interval, partile_backend_count, partile_backend_query, &
        partile_context_backend, partile_context_device, partile_pairs_strategy_name, &
-       partile_pairs_strategy_from_name, partile_dtype_size, partile_version
+       partile_pairs_strategy_from_name, partile_dtype_size, partile_version, &
+       partile_context_set_stream, partile_context_get_stream
 
   interface
      integer(c_int) function c_context_create(backend, device, ctx) &
@@ -144,6 +145,21 @@ module partile
        import :: c_int, c_ptr
        type(c_ptr), value :: ctx
      end function partile_context_synchronize
+
+     !> The GPU stream (a cudaStream_t or hipStream_t as c_ptr) the context issues its
+     !> work on; c_null_ptr returns to the context's own (include/partile/context.h).
+     integer(c_int) function partile_context_set_stream(ctx, stream) &
+          bind(C, name="partile_context_set_stream")
+       import :: c_int, c_ptr
+       type(c_ptr), value :: ctx, stream
+     end function partile_context_set_stream
+
+     integer(c_int) function partile_context_get_stream(ctx, stream) &
+          bind(C, name="partile_context_get_stream")
+       import :: c_int, c_ptr
+       type(c_ptr), value :: ctx
+       type(c_ptr), intent(out) :: stream
+     end function partile_context_get_stream
 
      integer(c_int) function partile_memset(ctx, dst, val, bytes) bind(C, name="partile_memset")
        import :: c_int, c_ptr, c_size_t

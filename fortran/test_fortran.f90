@@ -208,6 +208,15 @@ program test_fortran
     if (found /= 1) error stop "reference backend not listed"
     if (partile_backend_query(partile_backend_count(), info) >= 0) error stop "backend index past the end"
     if (partile_context_backend(ctx) /= "reference") error stop "context backend"
+    ! the reference backend has no stream: NULL is its only one
+    block
+      type(c_ptr) :: stream
+      call check(partile_context_get_stream(ctx, stream), "get stream")
+      if (c_associated(stream)) error stop "a stream on the reference"
+      call check(partile_context_set_stream(ctx, c_null_ptr), "set stream")
+      st = partile_context_set_stream(ctx, c_loc(x))
+      if (st /= PARTILE_ERROR_UNSUPPORTED) error stop "set a stream on the reference"
+    end block
     ! each call on its own line: gfortran may skip an impure call inside .or.
     version = partile_version()
     if (len(version) < 5 .or. index(version, ".") == 0) error stop "version"

@@ -51,6 +51,32 @@ static void test_context_bad_input(void **state)
     assert_int_equal(partile_backend_query(partile_backend_count(), &info),
                      PARTILE_ERROR_INVALID_ARGUMENT);
     assert_int_equal(partile_backend_query(0, NULL), PARTILE_ERROR_NULL_POINTER);
+    void *stream = (void *)&info;
+    assert_int_equal(partile_context_set_stream(NULL, NULL), PARTILE_ERROR_NULL_POINTER);
+    assert_int_equal(partile_context_get_stream(NULL, &stream), PARTILE_ERROR_NULL_POINTER);
+    assert_ptr_equal(stream, (void *)&info); /* untouched */
+}
+
+/* The reference backend has no stream: NULL is its only one. */
+static void test_reference_stream(void **state)
+{
+    (void)state;
+    partile_context_t *ctx = NULL;
+    assert_int_equal(partile_context_create("reference", 0, &ctx), PARTILE_SUCCESS);
+    int host = 0;
+    void *stream = &host;
+    assert_int_equal(partile_context_get_stream(ctx, &stream), PARTILE_SUCCESS);
+    assert_null(stream);
+    assert_int_equal(partile_context_get_stream(ctx, NULL), PARTILE_ERROR_NULL_POINTER);
+    assert_int_equal(partile_context_set_stream(ctx, NULL), PARTILE_SUCCESS);
+    assert_int_equal(partile_context_set_stream(ctx, &host), PARTILE_ERROR_UNSUPPORTED);
+    assert_non_null(strstr(partile_last_error_detail(), "reference backend runs on the host"));
+    /* still usable */
+    double x = 0.5, y = 0.0;
+    assert_int_equal(partile_memcpy(ctx, &y, &x, sizeof x, PARTILE_COPY_DEVICE_TO_DEVICE),
+                     PARTILE_SUCCESS);
+    assert_true(y == 0.5);
+    partile_context_destroy(ctx);
 }
 
 /* A GPU backend either runs, or says precisely why not. */
@@ -200,6 +226,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_strings),
         cmocka_unit_test(test_context_bad_input),
+        cmocka_unit_test(test_reference_stream),
         cmocka_unit_test(test_gpu_backends_report_why),
         cmocka_unit_test(test_memory_bad_input),
         cmocka_unit_test(test_mma_bad_input),

@@ -31,7 +31,8 @@ typedef struct cuda_state {
     int device;
     int cc; /* compute capability, 10·major + minor */
     int sms;
-    cudaStream_t stream;
+    cudaStream_t stream;     /* where work is issued: own_stream or the caller's */
+    cudaStream_t own_stream; /* created with the context */
     partile_gpu_workspace ws; /* sorting scratch, kept and grown */
 } cuda_state;
 
@@ -92,6 +93,7 @@ static int cuda_open(int device, void **state, char *desc, size_t desc_len)
         return partile_fail(PARTILE_ERROR_DEVICE, "cudaStreamCreate: %s",
                             cudaGetErrorString(err));
     }
+    s->own_stream = s->stream;
     snprintf(desc, desc_len, "%s (sm_%d, %d SMs, %.1f GiB)", prop.name, cc,
              prop.multiProcessorCount, (double)prop.totalGlobalMem / (1 << 30));
     *state = s;
@@ -106,7 +108,7 @@ static int cuda_close(void *state)
         cudaFree(s->ws.ptr);
     if (s->ws.host)
         cudaFreeHost(s->ws.host);
-    cudaError_t err = cudaStreamDestroy(s->stream);
+    cudaError_t err = cudaStreamDestroy(s->own_stream);
     free(s);
     if (err != cudaSuccess)
         return partile_fail(PARTILE_ERROR_DEVICE, "cudaStreamDestroy: %s",
@@ -125,6 +127,32 @@ static int cuda_synchronize(void *state)
     cuda_state *s = (cuda_state *)state;
     CUDA_TRY(cudaStreamSynchronize(s->stream));
     return 0;
+}
+
+static int cuda_set_stream(void *state, void *stream)
+{
+    cuda_state *s = (cuda_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
+    cudaStream_t next = stream ? (cudaStream_t)stream : s->own_stream;
+    if (next != s->own_stream) {
+        cudaError_t q = cudaStreamQuery(next);
+        if (q != cudaSuccess && q != cudaErrorNotReady) {
+            (void)cudaGetLastError();
+            return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "stream %p: cudaStreamQuery: %s",
+                                stream, cudaGetErrorString(q));
+        }
+    }
+    /* the work issued so far may still use the workspace */
+    CUDA_TRY(cudaStreamSynchronize(s->stream));
+    s->stream = next;
+    return 0;
+}
+
+static void *cuda_get_stream(void *state)
+{
+    return (void *)((cuda_state *)state)->stream;
 }
 
 static int cuda_alloc(void *state, size_t bytes, void **ptr)
@@ -471,6 +499,8 @@ extern "C" const partile_backend_ops_t partile_backend_cuda = {
     cuda_apply_assembled,
     cuda_pairs,
     cuda_apply_matfree_f32,
+    cuda_set_stream,
+    cuda_get_stream,
 };
 
 static_assert(sizeof shape_kernels / sizeof shape_kernels[0] == 7,

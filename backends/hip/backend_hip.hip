@@ -39,7 +39,8 @@ typedef struct hip_state {
     char arch[64]; /* gcnArchName without the feature suffix, e.g. "gfx90a" */
     int compiled;  /* arch is one of PARTILE_HIP_TARGETS */
     int cus;
-    hipStream_t stream;
+    hipStream_t stream;     /* where work is issued: own_stream or the caller's */
+    hipStream_t own_stream; /* created with the context */
     partile_gpu_workspace ws; /* sorting scratch, kept and grown */
 } hip_state;
 
@@ -124,6 +125,7 @@ static int hip_open(int device, void **state, char *desc, size_t desc_len)
         return partile_fail(PARTILE_ERROR_DEVICE, "hipStreamCreate: %s",
                             hipGetErrorString(err));
     }
+    s->own_stream = s->stream;
     snprintf(desc, desc_len, "%s (%s, %d CUs, %.1f GiB%s)", prop.name, prop.gcnArchName,
              prop.multiProcessorCount, (double)prop.totalGlobalMem / (1 << 30),
              s->compiled ? "" : "; not a compiled target: tile engine unavailable");
@@ -139,7 +141,7 @@ static int hip_close(void *state)
         (void)hipFree(s->ws.ptr);
     if (s->ws.host)
         (void)hipHostFree(s->ws.host);
-    hipError_t err = hipStreamDestroy(s->stream);
+    hipError_t err = hipStreamDestroy(s->own_stream);
     free(s);
     if (err != hipSuccess)
         return partile_fail(PARTILE_ERROR_DEVICE, "hipStreamDestroy: %s",
@@ -158,6 +160,32 @@ static int hip_synchronize(void *state)
     hip_state *s = (hip_state *)state;
     HIP_TRY(hipStreamSynchronize(s->stream));
     return 0;
+}
+
+static int hip_set_stream(void *state, void *stream)
+{
+    hip_state *s = (hip_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
+    hipStream_t next = stream ? (hipStream_t)stream : s->own_stream;
+    if (next != s->own_stream) {
+        hipError_t q = hipStreamQuery(next);
+        if (q != hipSuccess && q != hipErrorNotReady) {
+            (void)hipGetLastError();
+            return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "stream %p: hipStreamQuery: %s",
+                                stream, hipGetErrorString(q));
+        }
+    }
+    /* the work issued so far may still use the workspace */
+    HIP_TRY(hipStreamSynchronize(s->stream));
+    s->stream = next;
+    return 0;
+}
+
+static void *hip_get_stream(void *state)
+{
+    return (void *)((hip_state *)state)->stream;
 }
 
 static int hip_alloc(void *state, size_t bytes, void **ptr)
@@ -503,6 +531,8 @@ extern "C" const partile_backend_ops_t partile_backend_hip = {
     hip_apply_assembled,
     hip_pairs,
     hip_apply_matfree_f32,
+    hip_set_stream,
+    hip_get_stream,
 };
 
 static_assert(sizeof shape_kernels / sizeof shape_kernels[0] == 5,

@@ -40,6 +40,23 @@ const char *partile_context_device(const partile_context_t *ctx);
 /* Block until every operation issued on ctx has finished. */
 int partile_context_synchronize(partile_context_t *ctx);
 
+/* The stream a GPU context issues its work on, for callers whose own
+ * kernels share the data: stream is a cudaStream_t (CUDA) or hipStream_t
+ * (HIP) of the context's device, created and destroyed by the caller, who
+ * keeps it alive while ctx uses it; NULL returns to the context's own
+ * stream (a non-blocking stream created with the context). Work the caller
+ * queued on that stream before a partile call runs before it, with no
+ * synchronization of the caller's; every partile call still waits for its
+ * own work (it reads its input checks back) before it returns. Setting
+ * first waits for the work issued on the previous stream. A stream the
+ * runtime does not know: PARTILE_ERROR_INVALID_ARGUMENT, nothing changed
+ * (a destroyed stream cannot always be told apart: undefined, as in the
+ * vendor's API). The reference backend has no stream: NULL succeeds, any
+ * other PARTILE_ERROR_UNSUPPORTED.
+ * get: *stream = the stream in use (NULL for the reference backend). */
+int partile_context_set_stream(partile_context_t *ctx, void *stream);
+int partile_context_get_stream(const partile_context_t *ctx, void **stream);
+
 /* What a backend offers, without creating a context. */
 typedef struct partile_backend_info {
     const char *name;    /* "reference", "cuda", "hip" */

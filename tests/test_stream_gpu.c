@@ -1,0 +1,141 @@
+/* A GPU context on the caller's stream (include/partile/context.h): the
+ * same calls give the same bits as on the context's own stream, the stream
+ * in use is reported, and NULL returns to the own one. The caller's stream
+ * is another context's here, so that no vendor header is needed. Skips
+ * where a backend is not compiled or has no device. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_test.h"
+#include "sort_util.h"
+
+enum { CELLS = 24, N = 150000, M = 3 };
+
+/* What one round of calls leaves, copied back to the host. */
+typedef struct stream_round {
+    int64_t offsets[CELLS * CELLS * CELLS + 1];
+    int64_t perm[N];
+    double field[CELLS * CELLS * CELLS * M];
+    double gathered[N * M];
+} stream_round;
+
+static void *upload(partile_context_t *ctx, const void *host, size_t bytes)
+{
+    void *d = NULL;
+    assert_int_equal(partile_malloc(ctx, bytes, &d), PARTILE_SUCCESS);
+    assert_int_equal(partile_memcpy(ctx, d, host, bytes, PARTILE_COPY_HOST_TO_DEVICE),
+                     PARTILE_SUCCESS);
+    return d;
+}
+
+/* Sort, reorder the positions, the sorted (bitwise) deposit, the gather. */
+static void run_round(partile_context_t *ctx, const partile_grid_t *grid, double *const xyz[3],
+                      const double *values, stream_round *out)
+{
+    const int64_t cells = CELLS * CELLS * CELLS;
+    double *d_xyz[3];
+    for (int a = 0; a < 3; a++)
+        d_xyz[a] = (double *)upload(ctx, xyz[a], N * sizeof(double));
+    double *d_values = (double *)upload(ctx, values, N * M * sizeof(double));
+    int64_t *d_offsets, *d_perm;
+    double *d_field, *d_gathered;
+    assert_int_equal(partile_malloc(ctx, (cells + 1) * 8, (void **)&d_offsets), 0);
+    assert_int_equal(partile_malloc(ctx, N * 8, (void **)&d_perm), 0);
+    assert_int_equal(partile_malloc(ctx, cells * M * 8, (void **)&d_field), 0);
+    assert_int_equal(partile_malloc(ctx, N * M * 8, (void **)&d_gathered), 0);
+    assert_int_equal(partile_memset(ctx, d_field, 0, cells * M * 8), 0);
+    assert_int_equal(partile_memset(ctx, d_gathered, 0xff, N * M * 8), 0); /* poison */
+
+    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { d_xyz[0], d_xyz[1], d_xyz[2] } };
+    assert_int_equal(partile_sort(ctx, grid, N, &pos, d_offsets, d_perm, NULL, NULL), 0);
+    partile_array_t arrays[3] = { { d_xyz[0], PARTILE_DTYPE_FLOAT64 },
+                                  { d_xyz[1], PARTILE_DTYPE_FLOAT64 },
+                                  { d_xyz[2], PARTILE_DTYPE_FLOAT64 } };
+    assert_int_equal(partile_permute(ctx, N, d_perm, 3, arrays, NULL, 0), 0);
+    partile_transfer_t t = { grid, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, M, NULL,
+                             PARTILE_ORDER_BY_POINT };
+    assert_int_equal(partile_deposit(ctx, &t, N, &pos, d_values, d_offsets, d_field, NULL), 0);
+    assert_int_equal(partile_gather(ctx, &t, N, &pos, d_field, d_gathered, NULL), 0);
+
+    assert_int_equal(partile_memcpy(ctx, out->offsets, d_offsets, sizeof out->offsets,
+                                    PARTILE_COPY_DEVICE_TO_HOST), 0);
+    assert_int_equal(partile_memcpy(ctx, out->perm, d_perm, sizeof out->perm,
+                                    PARTILE_COPY_DEVICE_TO_HOST), 0);
+    assert_int_equal(partile_memcpy(ctx, out->field, d_field, sizeof out->field,
+                                    PARTILE_COPY_DEVICE_TO_HOST), 0);
+    assert_int_equal(partile_memcpy(ctx, out->gathered, d_gathered, sizeof out->gathered,
+                                    PARTILE_COPY_DEVICE_TO_HOST), 0);
+    void *all[] = { d_xyz[0], d_xyz[1], d_xyz[2], d_values, d_offsets, d_perm, d_field, d_gathered };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        assert_int_equal(partile_free(ctx, all[i]), 0);
+}
+
+static void caller_stream(partile_context_t *ctx, const char *backend)
+{
+    partile_context_t *other = NULL;
+    assert_int_equal(partile_context_create(backend, 0, &other), PARTILE_SUCCESS);
+    void *own = NULL, *theirs = NULL, *now = NULL;
+    assert_int_equal(partile_context_get_stream(ctx, &own), PARTILE_SUCCESS);
+    assert_int_equal(partile_context_get_stream(other, &theirs), PARTILE_SUCCESS);
+    assert_non_null(own);
+    assert_non_null(theirs);
+    assert_ptr_not_equal(own, theirs);
+
+    partile_grid_t grid = { 3, { CELLS, CELLS, CELLS }, { 0, 0, 0 },
+                            { 1.0 / CELLS, 1.0 / CELLS, 1.0 / CELLS }, { 1, 1, 1 } };
+    uint64_t seed = fresh_seed();
+    double *xyz[3];
+    double *values = (double *)malloc(N * M * sizeof(double));
+    assert_non_null(values);
+    for (int a = 0; a < 3; a++) {
+        xyz[a] = (double *)malloc(N * sizeof(double));
+        assert_non_null(xyz[a]);
+        for (int p = 0; p < N; p++)
+            xyz[a][p] = su_uniform(&seed);
+    }
+    for (int i = 0; i < N * M; i++)
+        values[i] = su_uniform(&seed) - 0.5;
+    stream_round *on_own = (stream_round *)malloc(sizeof *on_own);
+    stream_round *on_theirs = (stream_round *)malloc(sizeof *on_theirs);
+    assert_non_null(on_own);
+    assert_non_null(on_theirs);
+
+    run_round(ctx, &grid, xyz, values, on_own);
+    assert_int_equal(partile_context_set_stream(ctx, theirs), PARTILE_SUCCESS);
+    assert_int_equal(partile_context_get_stream(ctx, &now), PARTILE_SUCCESS);
+    assert_ptr_equal(now, theirs);
+    memset(on_theirs, 0xa5, sizeof *on_theirs);
+    run_round(ctx, &grid, xyz, values, on_theirs);
+    assert_memory_equal(on_own, on_theirs, sizeof *on_own);
+    /* the other context's own work on its stream meanwhile is unaffected */
+    memset(on_theirs, 0xa5, sizeof *on_theirs);
+    run_round(other, &grid, xyz, values, on_theirs);
+    assert_memory_equal(on_own, on_theirs, sizeof *on_own);
+
+    assert_int_equal(partile_context_set_stream(ctx, NULL), PARTILE_SUCCESS);
+    assert_int_equal(partile_context_get_stream(ctx, &now), PARTILE_SUCCESS);
+    assert_ptr_equal(now, own);
+    assert_int_equal(partile_context_destroy(other), PARTILE_SUCCESS);
+    /* ctx is back on its own stream: usable after the other's is gone */
+    memset(on_theirs, 0xa5, sizeof *on_theirs);
+    run_round(ctx, &grid, xyz, values, on_theirs);
+    assert_memory_equal(on_own, on_theirs, sizeof *on_own);
+    free(on_own);
+    free(on_theirs);
+    free(values);
+    for (int a = 0; a < 3; a++)
+        free(xyz[a]);
+}
+
+GPU_TEST(test_caller_stream, caller_stream(ctx, backend))
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_caller_stream_cuda),
+        cmocka_unit_test(test_caller_stream_hip),
+    };
+    GPU_TEST_MAIN(tests);
+}
