@@ -125,6 +125,9 @@ static int use_device(cuda_state *s)
 static int cuda_synchronize(void *state)
 {
     cuda_state *s = (cuda_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
     CUDA_TRY(cudaStreamSynchronize(s->stream));
     return 0;
 }
@@ -177,6 +180,9 @@ static int cuda_copy(void *state, void *dst, const void *src, size_t bytes,
                      partile_copy_kind_t kind)
 {
     cuda_state *s = (cuda_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
     cudaMemcpyKind k = kind == PARTILE_COPY_HOST_TO_DEVICE   ? cudaMemcpyHostToDevice
                        : kind == PARTILE_COPY_DEVICE_TO_HOST ? cudaMemcpyDeviceToHost
                                                              : cudaMemcpyDeviceToDevice;
@@ -188,6 +194,9 @@ static int cuda_copy(void *state, void *dst, const void *src, size_t bytes,
 static int cuda_fill(void *state, void *dst, int value, size_t bytes)
 {
     cuda_state *s = (cuda_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
     CUDA_TRY(cudaMemsetAsync(dst, value, bytes, s->stream));
     CUDA_TRY(cudaStreamSynchronize(s->stream));
     return 0;
@@ -199,7 +208,10 @@ typedef struct cuda_timer {
 
 static int cuda_timer_create(void *state, void **timer)
 {
-    (void)state;
+    /* the events belong to the device current at their creation */
+    int st = use_device((cuda_state *)state);
+    if (st < 0)
+        return st;
     cuda_timer *t = (cuda_timer *)calloc(1, sizeof *t);
     if (!t)
         return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "timer");

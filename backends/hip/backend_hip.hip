@@ -158,6 +158,9 @@ static int use_device(hip_state *s)
 static int hip_synchronize(void *state)
 {
     hip_state *s = (hip_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
     HIP_TRY(hipStreamSynchronize(s->stream));
     return 0;
 }
@@ -210,6 +213,9 @@ static int hip_copy(void *state, void *dst, const void *src, size_t bytes,
                     partile_copy_kind_t kind)
 {
     hip_state *s = (hip_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
     hipMemcpyKind k = kind == PARTILE_COPY_HOST_TO_DEVICE   ? hipMemcpyHostToDevice
                       : kind == PARTILE_COPY_DEVICE_TO_HOST ? hipMemcpyDeviceToHost
                                                             : hipMemcpyDeviceToDevice;
@@ -221,6 +227,9 @@ static int hip_copy(void *state, void *dst, const void *src, size_t bytes,
 static int hip_fill(void *state, void *dst, int value, size_t bytes)
 {
     hip_state *s = (hip_state *)state;
+    int st = use_device(s);
+    if (st < 0)
+        return st;
     HIP_TRY(hipMemsetAsync(dst, value, bytes, s->stream));
     HIP_TRY(hipStreamSynchronize(s->stream));
     return 0;
@@ -232,7 +241,10 @@ typedef struct hip_timer {
 
 static int hip_timer_create(void *state, void **timer)
 {
-    (void)state;
+    /* the events belong to the device current at their creation */
+    int st = use_device((hip_state *)state);
+    if (st < 0)
+        return st;
     hip_timer *t = (hip_timer *)calloc(1, sizeof *t);
     if (!t)
         return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "timer");

@@ -1,8 +1,12 @@
-/* A GPU context on the caller's stream (include/partile/context.h): the
- * same calls give the same bits as on the context's own stream, the stream
- * in use is reported, and NULL returns to the own one. The caller's stream
- * is another context's here, so that no vendor header is needed. Skips
- * where a backend is not compiled or has no device. */
+/* Where a GPU context's work runs (include/partile/context.h):
+ *  - on the caller's stream: the same calls give the same bits as on the
+ *    context's own stream, the stream in use is reported, and NULL returns
+ *    to the own one (the caller's stream is another context's here, so that
+ *    no vendor header is needed);
+ *  - on its own device, with contexts of two devices used in turn from one
+ *    thread (every call selects its context's device: copies, fills, the
+ *    timer's events too); with one device, both contexts on it.
+ * Skips where a backend is not compiled or has no device. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,6 +24,29 @@ typedef struct stream_round {
     double field[CELLS * CELLS * CELLS * M];
     double gathered[N * M];
 } stream_round;
+
+/* N random positions in the unit cube (SoA) and N × M values, fresh each call. */
+static void fresh_particles(double *xyz[3], double **values)
+{
+    uint64_t seed = fresh_seed();
+    *values = (double *)malloc(N * M * sizeof(double));
+    assert_non_null(*values);
+    for (int a = 0; a < 3; a++) {
+        xyz[a] = (double *)malloc(N * sizeof(double));
+        assert_non_null(xyz[a]);
+        for (int p = 0; p < N; p++)
+            xyz[a][p] = su_uniform(&seed);
+    }
+    for (int i = 0; i < N * M; i++)
+        (*values)[i] = su_uniform(&seed) - 0.5;
+}
+
+static void free_particles(double *xyz[3], double *values)
+{
+    free(values);
+    for (int a = 0; a < 3; a++)
+        free(xyz[a]);
+}
 
 static void *upload(partile_context_t *ctx, const void *host, size_t bytes)
 {
@@ -85,18 +112,8 @@ static void caller_stream(partile_context_t *ctx, const char *backend)
 
     partile_grid_t grid = { 3, { CELLS, CELLS, CELLS }, { 0, 0, 0 },
                             { 1.0 / CELLS, 1.0 / CELLS, 1.0 / CELLS }, { 1, 1, 1 } };
-    uint64_t seed = fresh_seed();
-    double *xyz[3];
-    double *values = (double *)malloc(N * M * sizeof(double));
-    assert_non_null(values);
-    for (int a = 0; a < 3; a++) {
-        xyz[a] = (double *)malloc(N * sizeof(double));
-        assert_non_null(xyz[a]);
-        for (int p = 0; p < N; p++)
-            xyz[a][p] = su_uniform(&seed);
-    }
-    for (int i = 0; i < N * M; i++)
-        values[i] = su_uniform(&seed) - 0.5;
+    double *xyz[3], *values;
+    fresh_particles(xyz, &values);
     stream_round *on_own = (stream_round *)malloc(sizeof *on_own);
     stream_round *on_theirs = (stream_round *)malloc(sizeof *on_theirs);
     assert_non_null(on_own);
@@ -124,18 +141,84 @@ static void caller_stream(partile_context_t *ctx, const char *backend)
     assert_memory_equal(on_own, on_theirs, sizeof *on_own);
     free(on_own);
     free(on_theirs);
-    free(values);
-    for (int a = 0; a < 3; a++)
-        free(xyz[a]);
+    free_particles(xyz, values);
 }
 
 GPU_TEST(test_caller_stream, caller_stream(ctx, backend))
+
+typedef struct fill_arg {
+    void *ptr;
+    size_t bytes;
+} fill_arg;
+
+static int timed_fill(partile_context_t *ctx, void *arg)
+{
+    const fill_arg *f = (const fill_arg *)arg;
+    return partile_memset(ctx, f->ptr, 0x3c, f->bytes);
+}
+
+static void two_devices(partile_context_t *ctx, const char *backend)
+{
+    int devices = 0;
+    for (int i = 0; i < partile_backend_count(); i++) {
+        partile_backend_info_t info;
+        assert_int_equal(partile_backend_query(i, &info), PARTILE_SUCCESS);
+        if (strcmp(info.name, backend) == 0)
+            devices = info.device_count;
+    }
+    const int second = devices >= 2 ? 1 : 0;
+    if (!second)
+        printf("# %s: one device; both contexts on device 0\n", backend);
+    partile_context_t *ctx1 = NULL;
+    assert_int_equal(partile_context_create(backend, second, &ctx1), PARTILE_SUCCESS);
+
+    partile_grid_t grid = { 3, { CELLS, CELLS, CELLS }, { 0, 0, 0 },
+                            { 1.0 / CELLS, 1.0 / CELLS, 1.0 / CELLS }, { 1, 1, 1 } };
+    double *xyz[3], *values;
+    fresh_particles(xyz, &values);
+    stream_round *r0 = (stream_round *)malloc(sizeof *r0);
+    stream_round *r1 = (stream_round *)malloc(sizeof *r1);
+    assert_non_null(r0);
+    assert_non_null(r1);
+    /* in turn: each round starts with the other context's device current */
+    for (int k = 0; k < 2; k++) {
+        memset(r0, 0xa5, sizeof *r0);
+        memset(r1, 0x5a, sizeof *r1);
+        run_round(ctx, &grid, xyz, values, r0);
+        run_round(ctx1, &grid, xyz, values, r1);
+        assert_memory_equal(r0, r1, sizeof *r0);
+    }
+    /* ctx's device current: ctx1's timer, fill and copy stay on ctx1's */
+    void *buf = NULL;
+    assert_int_equal(partile_malloc(ctx1, 1 << 20, &buf), PARTILE_SUCCESS);
+    assert_int_equal(partile_context_synchronize(ctx), PARTILE_SUCCESS);
+    fill_arg f = { buf, 1 << 20 };
+    partile_timing_t timing;
+    assert_int_equal(partile_time(ctx1, timed_fill, &f, 1, 3, &timing), PARTILE_SUCCESS);
+    assert_true(timing.min_s > 0.0 && timing.median_s >= timing.min_s);
+    unsigned char back[64];
+    assert_int_equal(partile_context_synchronize(ctx), PARTILE_SUCCESS);
+    assert_int_equal(partile_memcpy(ctx1, back, buf, sizeof back, PARTILE_COPY_DEVICE_TO_HOST),
+                     PARTILE_SUCCESS);
+    for (size_t i = 0; i < sizeof back; i++)
+        assert_int_equal(back[i], 0x3c);
+    assert_int_equal(partile_context_synchronize(ctx1), PARTILE_SUCCESS);
+    assert_int_equal(partile_free(ctx1, buf), PARTILE_SUCCESS);
+    assert_int_equal(partile_context_destroy(ctx1), PARTILE_SUCCESS);
+    free(r0);
+    free(r1);
+    free_particles(xyz, values);
+}
+
+GPU_TEST(test_two_devices, two_devices(ctx, backend))
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_caller_stream_cuda),
         cmocka_unit_test(test_caller_stream_hip),
+        cmocka_unit_test(test_two_devices_cuda),
+        cmocka_unit_test(test_two_devices_hip),
     };
     GPU_TEST_MAIN(tests);
 }
