@@ -4,7 +4,15 @@
  * one device. All data handed to a context's operations lives in that
  * backend's memory space: host memory for "reference", device memory for
  * the GPU backends. The memory helpers below let a C or Fortran caller stage
- * arrays without including any vendor header. */
+ * arrays without including any vendor header.
+ *
+ * Threads. Contexts are independent: different threads may use different
+ * contexts at the same time (tests/test_concurrent.c: four threads, every
+ * result the same bits as alone). One context must not be used from two
+ * threads at once: it owns one stream and one workspace, so such callers
+ * need their own lock. The failure detail (partile_last_error_detail) is
+ * kept per thread. The reference backend runs each call with OpenMP threads
+ * inside; its bits do not depend on their number (tests/test_threads.c). */
 #ifndef PARTILE_CONTEXT_H
 #define PARTILE_CONTEXT_H
 
