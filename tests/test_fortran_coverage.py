@@ -9,15 +9,13 @@ import pathlib
 import re
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from public_api import declared_functions  # noqa: E402
+
 C_ONLY_HEADERS = {"mma.h", "timing.h"}
 
 root = pathlib.Path(sys.argv[1])
-declared = {}
-for header in sorted((root / "include" / "partile").glob("*.h*")):
-    name = header.name.replace(".in", "")
-    text = re.sub(r"/\*.*?\*/", "", header.read_text(), flags=re.S)
-    for fn in re.findall(r"^[A-Za-z_][\w \*]*?\b(partile_\w+)\s*\(", text, flags=re.M):
-        declared.setdefault(fn, name)
+declared = declared_functions(root)
 bound = set(re.findall(r'name="(partile_\w+)"', (root / "fortran" / "partile.f90").read_text()))
 
 missing = sorted(f for f, h in declared.items() if h not in C_ONLY_HEADERS and f not in bound)
