@@ -2,7 +2,9 @@
 # `meson install` gives a usable library: stage an install, build
 # examples/hello_partile.c against it through pkg-config, run it; with a
 # Fortran compiler, build examples/ecsim_step.f90 with the installed module
-# source as the README says, and run it on the reference backend.
+# source as the README says, and run it on the reference backend; with CMake,
+# build both through examples/CMakeLists.txt (pkg-config's module) and run
+# them. partile.pc is relocatable, so the staged install needs no prefix.
 # usage: test_install.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build=$1 src=$2
@@ -25,4 +27,13 @@ if command -v gfortran >/dev/null; then
   libs=$(PKG_CONFIG_PATH=$pc pkg-config --define-variable=prefix="$prefix" --libs partile)
   (cd "$stage" && gfortran "$module" "$src/examples/ecsim_step.f90" -o "$stage/ecsim_step" $libs)
   LD_LIBRARY_PATH=$libdir "$stage/ecsim_step" reference
+fi
+if command -v cmake >/dev/null; then
+  PKG_CONFIG_PATH=$pc cmake -S "$src/examples" -B "$stage/cmake" >"$stage/cmake.log" 2>&1 &&
+    cmake --build "$stage/cmake" >>"$stage/cmake.log" 2>&1 ||
+    { cat "$stage/cmake.log"; echo "the CMake build of the examples failed"; exit 1; }
+  LD_LIBRARY_PATH=$libdir "$stage/cmake/hello_partile" reference
+  if command -v gfortran >/dev/null; then
+    LD_LIBRARY_PATH=$libdir "$stage/cmake/ecsim_step" reference
+  fi
 fi
