@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""The highest fraction of the memory roofline that the by-cell passes can
+reach, from the bytes they must move through DRAM at the least, against the
+bytes the benchmarks' rooflines count (bench/bench_deposit.cu,
+bench/bench_apply.cu). Per cell of a periodic 3-D node-centred CIC grid
+(one point per cell), n particles per cell, m (or M) components; a pass's
+reads of data another pass wrote count once each way. No device needed.
+
+By-cell deposit (partile_deposit, PARTILE_ORDER_BY_CELL), bench roofline
+  n (24 + 8m) + 16m                      positions, values; field read and written
+design: k_check_offsets 8, pass 1 offsets 8 + the particles + the corner
+buffer written 64m, pass 2 the buffer read 64m + the field 16m.
+
+By-cell matrix-free apply (partile_mass_apply_matfree, BY_CELL), fused
+first pass (the path above 1.5 per cell scalar, 3 tensor with ω given),
+bench roofline
+  n (32 + 24t) + 8 + 16M                 positions, q (and ω); offsets; x and y
+design: offsets 8 twice, the particles, x once (its corners are staged per
+cell; at least 8M from DRAM), the buffer 64M each way, y 8M.
+Usage: design_ceilings.py"""
+
+
+def deposit(n, m):
+    roof = n * (24 + 8 * m) + 16 * m
+    design = n * (24 + 8 * m) + 8 + 8 + 64 * m + 64 * m + 16 * m
+    return roof, design
+
+
+def apply(n, tensor):
+    M = 3 if tensor else 1
+    roof = n * (32 + 24 * tensor) + 8 + 16 * M
+    design = n * (32 + 24 * tensor) + 8 + 8 + 8 * M + 64 * M + 64 * M + 8 * M
+    return roof, design
+
+
+print("by-cell deposit, CIC: per cell, roofline bytes / design bytes = ceiling")
+for m in (1, 3):
+    for n in (1, 4, 10, 30, 100):
+        roof, design = deposit(n, m)
+        print(f"  {m} component{'s' if m > 1 else ' '} {n:4d} per cell: {roof:5d} / {design:5d} B"
+              f" = {roof / design:.2f}   (without the buffer's round trip: "
+              f"{roof / (design - 128 * m):.2f})")
+print("by-cell matrix-free apply, CIC, fused first pass")
+for tensor in (0, 1):
+    for n in (4, 8, 16, 64):
+        roof, design = apply(n, tensor)
+        M = 3 if tensor else 1
+        print(f"  {'tensor' if tensor else 'scalar'} {n:4d} per cell: {roof:5d} / {design:5d} B"
+              f" = {roof / design:.2f}   (without the buffer's round trip: "
+              f"{roof / (design - 128 * M):.2f})")
