@@ -25,7 +25,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 build=build-device
 status=0
 step() { echo "== $*"; }
-# PARTILE_STEPS picks sections (default all): tests check ceilings deposit
+# PARTILE_STEPS picks sections (default all): tests large check ceilings deposit
 # deposit-profile sort pairs mass-profile mass-detail mass apply sanitizer.
 want() { [ -z "${PARTILE_STEPS:-}" ] || [[ " $PARTILE_STEPS " == *" $1 "* ]]; }
 
@@ -43,8 +43,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | t
 if want tests; then
 step "tests"
 # the API fuzz against the reference lists every difference, not the first
-PARTILE_FUZZ_REPORT_ALL=1 meson test -C "$build" --print-errorlogs 2>&1 | tee "$OUT/test.log" |
-  tail -25
+PARTILE_FUZZ_REPORT_ALL=1 meson test -C "$build" --no-suite gpu-large --print-errorlogs 2>&1 |
+  tee "$OUT/test.log" | tail -25
 grep -q "^Fail: *0" "$OUT/test.log" || status=1
 # a GPU test (HIP's aside: hipcc is not there) that skips here ran nothing on the GPU
 python3 - "$build/meson-logs/testlog.json" <<'PY' | tee -a "$OUT/test.log" || status=1
@@ -55,6 +55,14 @@ for name in skipped:
     print(f"FAIL: {name} skipped on the GPU machine")
 sys.exit(1 if skipped else 0)
 PY
+fi
+
+if want large; then
+step "more than 2^31 particles (~124 GB of device memory)"
+# appended to test.log (the files that come back are few); the CUDA test must pass
+large=$(meson test -C "$build" --suite gpu-large --print-errorlogs 2>&1)
+echo "$large" | tee -a "$OUT/test.log" | tail -8
+echo "$large" | grep -q "^Ok: *1" || status=1
 fi
 
 if want check; then
