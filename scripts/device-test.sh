@@ -58,7 +58,7 @@ PY
 fi
 
 if want large; then
-step "more than 2^31 particles (~124 GB of device memory)"
+step "more than 2^31 particles (~90 GB of device memory)"
 # appended to test.log (the files that come back are few); the CUDA test must pass
 large=$(meson test -C "$build" --suite gpu-large --print-errorlogs 2>&1)
 echo "$large" | tee -a "$OUT/test.log" | tail -8

@@ -1,7 +1,7 @@
 /* partile beyond 2^31 particles: the particle index needs 64 bits (or 32
  * unsigned) everywhere. On a GPU backend, n = 2^31 + 2^22 particles (FP32
- * positions) on a periodic 256^3 grid, about 124 GB of device memory at the
- * peak (the sort's workspace is 32 bytes per particle); on the reference
+ * positions) on a periodic 256^3 grid, about 90 GB of device memory at the
+ * peak (the sort's workspace is 16 bytes per particle); on the reference
  * backend (the CPU suite) a small n, which checks the test itself.
  *
  * Particle p sits at the centre of cell p mod C (C cells), so the stable
