@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "partile/partile.h"
 
@@ -28,6 +29,17 @@ static partile_context_t *ctx;
 static int64_t n, side, ncells;
 static int failures;
 enum { CHUNK = 1 << 24 };
+
+/* Seconds since the first call, for the progress lines. */
+static double elapsed(void)
+{
+    static struct timespec t0;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    if (!t0.tv_sec && !t0.tv_nsec)
+        t0 = t;
+    return (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec);
+}
 
 static void fail(const char *fmt, const char *what, long long at, double want, double got)
 {
@@ -57,12 +69,9 @@ static void *device_alloc(size_t bytes, const char *what)
 
 /* The closed forms: cell c holds count(c) particles, from offset(c) on;
  * sorted particle i of cell c at rank j is original particle c + j·C. */
-static int64_t cell_count(int64_t c) { return n / ncells + (c < n % ncells); }
-static int64_t cell_offset(int64_t c)
-{
-    const int64_t r = n % ncells;
-    return c * (n / ncells) + (c < r ? c : r);
-}
+static int64_t per_cell, extra; /* n / C and n % C */
+static int64_t cell_count(int64_t c) { return per_cell + (c < extra); }
+static int64_t cell_offset(int64_t c) { return c * per_cell + (c < extra ? c : extra); }
 static double value_of(int64_t p) { return (double)(1 + p % 7); }
 
 /* Cell c moved by (dx, dy, dz), wrapped. */
@@ -259,6 +268,7 @@ int main(int argc, char **argv)
     n = argc > 2 ? atoll(argv[2]) : host ? 3 * 512 + 77 : (1ll << 31) + (1ll << 22);
     side = argc > 3 ? atoll(argv[3]) : host ? 8 : 256;
     ncells = side * side * side;
+    per_cell = n / ncells, extra = n % ncells;
     /* a power of two: cell centres (u + 1/2)/SIDE exact in FP32, weights 1/8 */
     if (n < 1 || side < 4 || (side & (side - 1)) || side > 1024) {
         printf("usage: test_large_gpu [BACKEND [N [SIDE]]], N >= 1, SIDE a power of two, "
@@ -271,6 +281,7 @@ int main(int argc, char **argv)
         return 77;
     }
     must(st, "context");
+    elapsed();
     printf("# %s (%s): %" PRId64 " particles on %" PRId64 "^3 periodic cells\n", backend,
            partile_context_device(ctx), n, side);
     const partile_grid_t grid = { 3, { side, side, side }, { 0, 0, 0 },
@@ -285,7 +296,7 @@ int main(int argc, char **argv)
     const partile_vectors_t pos = { PARTILE_DTYPE_FLOAT32, { x[0], x[1], x[2] } };
     must(partile_sort(ctx, &grid, (size_t)n, &pos, d_off, d_perm, NULL, NULL), "sort");
     check_sort(d_off, d_perm);
-    printf("# sort checked\n");
+    printf("# sort checked (%.1f s)\n", elapsed());
 
     double *sums = cell_sums();
     double *d_val = device_alloc((size_t)n * 8, "values");
@@ -310,7 +321,7 @@ int main(int argc, char **argv)
              "sorted deposit");
         check_field(d_field, sums, order ? "sorted deposit by cell" : "sorted deposit by point");
     }
-    printf("# deposits checked\n");
+    printf("# deposits checked (%.1f s)\n", elapsed());
 
     partile_mass_layout_t layout;
     must(partile_mass_layout(&grid, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, &layout), "layout");
@@ -321,7 +332,7 @@ int main(int argc, char **argv)
     must(partile_mass_assemble(ctx, &mp, (size_t)n, &pos, d_off, d_val, NULL, d_storage, NULL),
          "mass matrix");
     check_mass(d_storage, sums, layout.offsets);
-    printf("# mass matrix checked\n");
+    printf("# mass matrix checked (%.1f s)\n", elapsed());
 
     double *h = malloc((size_t)ncells * sizeof(double));
     if (!h)
@@ -347,7 +358,7 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("%" PRId64 " particles on %s: sort, deposits (unsorted, by point, by cell), gather "
-           "and mass matrix exact\n",
-           n, backend);
+           "and mass matrix exact (%.1f s)\n",
+           n, backend, elapsed());
     return 0;
 }
