@@ -105,34 +105,71 @@ static void upload_positions(float *const d[3])
         free(h[a]);
 }
 
-/* Values v(p) into d, for the original order or the sorted one. */
-static void upload_values(double *d, int sorted)
+/* The sorted particle i's cell c and original index (c + j·C, j its rank
+ * in c), for i increasing within a pass (from 0: the cursor restarts). */
+static int64_t sorted_cell(int64_t i)
 {
-    double *h = malloc(CHUNK * sizeof(double));
+    static int64_t c;
+    if (i == 0)
+        c = 0;
+    while (i >= cell_offset(c + 1))
+        c++;
+    return c;
+}
+static int64_t original_of(int64_t i)
+{
+    const int64_t c = sorted_cell(i);
+    return c + (i - cell_offset(c)) * ncells;
+}
+
+/* The n elements (elem bytes each) of device array d in host chunks, in
+ * order: visit(chunk, i0, len) after each chunk's download (upload 0), or
+ * before its upload (upload 1). */
+static void by_chunks(void *d, size_t elem, int upload, const char *what,
+                      void (*visit)(void *chunk, int64_t i0, int64_t len))
+{
+    void *h = malloc(CHUNK * elem);
     if (!h)
         exit(1);
-    int64_t c = 0;
     for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
         const int64_t len = n - i0 < CHUNK ? n - i0 : CHUNK;
-        for (int64_t q = 0; q < len; q++) {
-            const int64_t i = i0 + q;
-            if (!sorted) {
-                h[q] = value_of(i);
-                continue;
-            }
-            while (i >= cell_offset(c + 1))
-                c++;
-            h[q] = value_of(c + (i - cell_offset(c)) * ncells);
-        }
-        must(partile_memcpy(ctx, d + i0, h, (size_t)len * sizeof(double),
-                            PARTILE_COPY_HOST_TO_DEVICE),
-             "upload values");
+        char *const at = (char *)d + (size_t)i0 * elem;
+        if (!upload)
+            must(partile_memcpy(ctx, h, at, (size_t)len * elem, PARTILE_COPY_DEVICE_TO_HOST),
+                 what);
+        visit(h, i0, len);
+        if (upload)
+            must(partile_memcpy(ctx, at, h, (size_t)len * elem, PARTILE_COPY_HOST_TO_DEVICE),
+                 what);
     }
     free(h);
 }
 
+/* Values v(p): in the original order, or in the sorted one. */
+static void values_original(void *chunk, int64_t i0, int64_t len)
+{
+    for (int64_t q = 0; q < len; q++)
+        ((double *)chunk)[q] = value_of(i0 + q);
+}
+static void values_sorted(void *chunk, int64_t i0, int64_t len)
+{
+    for (int64_t q = 0; q < len; q++)
+        ((double *)chunk)[q] = value_of(original_of(i0 + q));
+}
+
+/* The permutation: sorted particle i is original particle original_of(i). */
+static void perm_expected(void *chunk, int64_t i0, int64_t len)
+{
+    for (int64_t q = 0; q < len; q++) {
+        const int64_t want = original_of(i0 + q), got = ((int64_t *)chunk)[q];
+        if (got != want)
+            fail("FAIL %s %lld: want %.0f got %.0f\n", "perm", (long long)(i0 + q), (double)want,
+                 (double)got);
+    }
+}
+
 /* The sort's offsets and permutation against the closed forms. */
-static void check_sort(const int64_t *d_off, const int64_t *d_perm)
+static void check_sort(const int64_t *d_off, int64_t *d_perm)
 {
     int64_t *h = malloc(((size_t)ncells + 1) * sizeof(int64_t));
     if (!h)
@@ -144,25 +181,7 @@ static void check_sort(const int64_t *d_off, const int64_t *d_perm)
             fail("FAIL %s %lld: want %.0f got %.0f\n", "offsets", (long long)c,
                  (double)cell_offset(c), (double)h[c]);
     free(h);
-    int64_t *perm = malloc(CHUNK * sizeof(int64_t));
-    if (!perm)
-        exit(1);
-    int64_t c = 0;
-    for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
-        const int64_t len = n - i0 < CHUNK ? n - i0 : CHUNK;
-        must(partile_memcpy(ctx, perm, d_perm + i0, (size_t)len * 8, PARTILE_COPY_DEVICE_TO_HOST),
-             "download perm");
-        for (int64_t q = 0; q < len; q++) {
-            const int64_t i = i0 + q;
-            while (i >= cell_offset(c + 1))
-                c++;
-            const int64_t want = c + (i - cell_offset(c)) * ncells;
-            if (perm[q] != want)
-                fail("FAIL %s %lld: want %.0f got %.0f\n", "perm", (long long)i, (double)want,
-                     (double)perm[q]);
-        }
-    }
-    free(perm);
+    by_chunks(d_perm, 8, 0, "download perm", perm_expected);
 }
 
 /* S[c]: the sum of the values of cell c's particles (exact integers). */
@@ -201,34 +220,18 @@ static void check_field(const double *d_field, const double *sums, const char *w
 
 /* The gather of F[g] = g mod 1024 at the sorted particles: 1/8 of the sum
  * over the eight corners of each one's cell. */
-static void check_gather(const double *d_out)
+static void gather_expected(void *chunk, int64_t i0, int64_t len)
 {
-    double *h = malloc(CHUNK * sizeof(double));
-    if (!h)
-        exit(1);
-    int64_t c = 0;
-    for (int64_t i0 = 0; i0 < n; i0 += CHUNK) {
-        const int64_t len = n - i0 < CHUNK ? n - i0 : CHUNK;
-        must(partile_memcpy(ctx, h, d_out + i0, (size_t)len * 8, PARTILE_COPY_DEVICE_TO_HOST),
-             "download gather");
+    for (int64_t q = 0; q < len; q++) {
+        const int64_t c = sorted_cell(i0 + q);
         double want = 0.0;
-        int64_t want_cell = -1;
-        for (int64_t q = 0; q < len; q++) {
-            const int64_t i = i0 + q;
-            while (i >= cell_offset(c + 1))
-                c++;
-            if (c != want_cell) {
-                want = 0.0;
-                for (int a = 0; a < 8; a++)
-                    want += 0.125 * (double)(cell_moved(c, a & 1, a >> 1 & 1, a >> 2) % 1024);
-                want_cell = c;
-            }
-            if (h[q] != want)
-                fail("FAIL %s, particle %lld: want %.17g got %.17g\n", "gather", (long long)i,
-                     want, h[q]);
-        }
+        for (int a = 0; a < 8; a++)
+            want += 0.125 * (double)(cell_moved(c, a & 1, a >> 1 & 1, a >> 2) % 1024);
+        const double got = ((double *)chunk)[q];
+        if (got != want)
+            fail("FAIL %s, particle %lld: want %.17g got %.17g\n", "gather", (long long)(i0 + q),
+                 want, got);
     }
-    free(h);
 }
 
 /* The scalar CIC mass matrix, σ = 0.5: entry (g, forward offset o) is
@@ -303,7 +306,7 @@ int main(int argc, char **argv)
     double *d_field = device_alloc((size_t)ncells * 8, "field");
     partile_transfer_t t = { &grid, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, 1, NULL,
                              PARTILE_ORDER_BY_POINT };
-    upload_values(d_val, 0);
+    by_chunks(d_val, 8, 1, "upload values", values_original);
     must(partile_memset(ctx, d_field, 0, (size_t)ncells * 8), "memset");
     must(partile_deposit(ctx, &t, (size_t)n, &pos, d_val, NULL, d_field, NULL), "deposit");
     check_field(d_field, sums, "unsorted deposit");
@@ -313,7 +316,7 @@ int main(int argc, char **argv)
                                         { x[2], PARTILE_DTYPE_FLOAT32 } };
     must(partile_permute(ctx, (size_t)n, d_perm, 3, arrays, NULL, 0), "permute");
     must(partile_free(ctx, d_perm), "free");
-    upload_values(d_val, 1);
+    by_chunks(d_val, 8, 1, "upload values", values_sorted);
     for (int order = PARTILE_ORDER_BY_POINT; order <= PARTILE_ORDER_BY_CELL; order++) {
         t.order = (partile_deposit_order_t)order;
         must(partile_memset(ctx, d_field, 0, (size_t)ncells * 8), "memset");
@@ -343,7 +346,7 @@ int main(int argc, char **argv)
          "upload field");
     free(h);
     must(partile_gather(ctx, &t, (size_t)n, &pos, d_field, d_val, NULL), "gather");
-    check_gather(d_val);
+    by_chunks(d_val, 8, 0, "download gather", gather_expected);
 
     for (int a = 0; a < 3; a++)
         partile_free(ctx, x[a]);
