@@ -4,6 +4,7 @@
  * another status, never a crash); once the memory is freed, the same
  * context gives every result again. The inputs and outputs are placed first,
  * then 8 MiB blocks are taken until the device has none left.
+ * Each operation's inputs are the test's, never another operation's output.
  * Operations: bin, sort, permute (the library's scratch), the sorted deposit
  * (3 components), gather, the scalar CIC mass matrix, the matrix-free apply,
  * the SPH density. 2^22 particles on a 64^3 grid; on the reference backend
@@ -47,7 +48,7 @@ typedef struct array {
 /* The arrays (inputs: sorted positions, offsets, values, charges, x; outputs
  * of each operation), on the reference (host) and on the context. */
 enum {
-    X0, X1, X2, OFFSETS, VALUES, CHARGES, XGRID, /* inputs */
+    X0, X1, X2, OFFSETS, VALUES, CHARGES, XGRID, IDENTITY, /* inputs */
     CELL, SORT_OFF, SORT_PERM, PERMUTED, FIELD, GATHERED, STORAGE, Y, DENSITY, ARRAYS
 };
 static array arr[ARRAYS];
@@ -77,11 +78,12 @@ static int op_sort(const run_args *r)
 }
 static int op_permute(const run_args *r)
 {
-    /* PERMUTED holds the charges before; permuted by the sort's perm of the
-     * sorted positions: the identity, so a success leaves the charges, and
-     * the library's scratch (n doubles) is what is asked of the device */
+    /* PERMUTED holds the charges before; permuted by the identity (an
+     * input, not the sort's result, which may have been refused), so a
+     * success leaves the charges, and the library's scratch (n doubles) is
+     * what is asked of the device */
     const partile_array_t one = { r->a[PERMUTED], PARTILE_DTYPE_FLOAT64 };
-    return partile_permute(r->ctx, N, r->a[SORT_PERM], 1, &one, NULL, 0);
+    return partile_permute(r->ctx, N, r->a[IDENTITY], 1, &one, NULL, 0);
 }
 static int op_deposit(const run_args *r)
 {
@@ -167,13 +169,14 @@ static void make_reference(void)
     storage_entries = layout.entries;
     const size_t sizes[ARRAYS] = {
         [X0] = N * 8, [X1] = N * 8, [X2] = N * 8, [OFFSETS] = (NCELLS + 1) * 8,
-        [VALUES] = N * M * 8, [CHARGES] = N * 8, [XGRID] = NCELLS * 8, [CELL] = N * 8,
+        [VALUES] = N * M * 8, [CHARGES] = N * 8, [XGRID] = NCELLS * 8, [IDENTITY] = N * 8,
+        [CELL] = N * 8,
         [SORT_OFF] = (NCELLS + 1) * 8, [SORT_PERM] = N * 8, [PERMUTED] = N * 8,
         [FIELD] = NCELLS * M * 8, [GATHERED] = N * 8, [STORAGE] = 0, [Y] = NCELLS * 8,
         [DENSITY] = N * 8,
     };
     static const char *names[ARRAYS] = { "x", "y", "z", "offsets", "values", "charges", "x field",
-                                         "cells", "sort offsets", "sort perm", "permuted",
+                                         "identity", "cells", "sort offsets", "sort perm", "permuted",
                                          "field", "gathered", "storage", "y", "density" };
     for (int i = 0; i < ARRAYS; i++) {
         arr[i].name = names[i];
@@ -204,6 +207,9 @@ static void make_reference(void)
         q[i] = su_uniform(&seed);
     for (int64_t g = 0; g < NCELLS; g++)
         xg[g] = su_uniform(&seed) - 0.25;
+    int64_t *identity = arr[IDENTITY].host;
+    for (size_t i = 0; i < N; i++)
+        identity[i] = (int64_t)i;
     /* the expected outputs */
     run_args r = { ref, { NULL } };
     for (int i = 0; i < ARRAYS; i++)
