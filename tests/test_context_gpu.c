@@ -17,6 +17,9 @@
 
 enum { CELLS = 24, N = 150000, M = 3 };
 
+static const partile_grid_t grid = { 3, { CELLS, CELLS, CELLS }, { 0, 0, 0 },
+                                     { 1.0 / CELLS, 1.0 / CELLS, 1.0 / CELLS }, { 1, 1, 1 } };
+
 /* What one round of calls leaves, copied back to the host. */
 typedef struct stream_round {
     int64_t offsets[CELLS * CELLS * CELLS + 1];
@@ -110,8 +113,6 @@ static void caller_stream(partile_context_t *ctx, const char *backend)
     assert_non_null(theirs);
     assert_ptr_not_equal(own, theirs);
 
-    partile_grid_t grid = { 3, { CELLS, CELLS, CELLS }, { 0, 0, 0 },
-                            { 1.0 / CELLS, 1.0 / CELLS, 1.0 / CELLS }, { 1, 1, 1 } };
     double *xyz[3], *values;
     fresh_particles(xyz, &values);
     stream_round *on_own = (stream_round *)malloc(sizeof *on_own);
@@ -172,8 +173,6 @@ static void two_devices(partile_context_t *ctx, const char *backend)
     partile_context_t *ctx1 = NULL;
     assert_int_equal(partile_context_create(backend, second, &ctx1), PARTILE_SUCCESS);
 
-    partile_grid_t grid = { 3, { CELLS, CELLS, CELLS }, { 0, 0, 0 },
-                            { 1.0 / CELLS, 1.0 / CELLS, 1.0 / CELLS }, { 1, 1, 1 } };
     double *xyz[3], *values;
     fresh_particles(xyz, &values);
     stream_round *r0 = (stream_round *)malloc(sizeof *r0);
