@@ -23,7 +23,7 @@
 /* Static shared memory of the kernels, left out of the dynamic budget. */
 #define PAIRS_STATIC_SHARED (16 * 1024)
 /* k_pairs_aism's static arrays (s_off, t_off, t_own, s_outside, t_hist,
- * s_g and pairs_block_scan's sums; ptxas: 15 472 bytes on sm_90) */
+ * s_g and block_exclusive_scan<int>'s warp sums; ptxas: 15 472 bytes on sm_90) */
 static_assert(4 * ((PAIRS_AISM_MAX_LOCAL + 1) + (PAIRS_AISM_MAX_INNER + 1) + 1 + PAIRS_AISM_ORDER_BINS + 1024 / 32) +
                       2 * PAIRS_AISM_MAX_INNER + 8 * PAIRS_AISM_MAX_LOCAL + 64 <=
                   PAIRS_STATIC_SHARED,
