@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "gpu_test.h"
-#include "sort_util.h"
+#include "sort_scenarios.h" /* stage, fetch */
 
 enum { CELLS = 24, N = 150000, M = 3 };
 
@@ -51,52 +51,37 @@ static void free_particles(double *xyz[3], double *values)
         free(xyz[a]);
 }
 
-static void *upload(partile_context_t *ctx, const void *host, size_t bytes)
-{
-    void *d = NULL;
-    assert_int_equal(partile_malloc(ctx, bytes, &d), PARTILE_SUCCESS);
-    assert_int_equal(partile_memcpy(ctx, d, host, bytes, PARTILE_COPY_HOST_TO_DEVICE),
-                     PARTILE_SUCCESS);
-    return d;
-}
-
 /* Sort, reorder the positions, the sorted (bitwise) deposit, the gather. */
-static void run_round(partile_context_t *ctx, const partile_grid_t *grid, double *const xyz[3],
-                      const double *values, stream_round *out)
+static void run_round(partile_context_t *ctx, double *const xyz[3], const double *values,
+                      stream_round *out)
 {
     const int64_t cells = CELLS * CELLS * CELLS;
     double *d_xyz[3];
     for (int a = 0; a < 3; a++)
-        d_xyz[a] = (double *)upload(ctx, xyz[a], N * sizeof(double));
-    double *d_values = (double *)upload(ctx, values, N * M * sizeof(double));
-    int64_t *d_offsets, *d_perm;
-    double *d_field, *d_gathered;
-    assert_int_equal(partile_malloc(ctx, (cells + 1) * 8, (void **)&d_offsets), 0);
-    assert_int_equal(partile_malloc(ctx, N * 8, (void **)&d_perm), 0);
-    assert_int_equal(partile_malloc(ctx, cells * M * 8, (void **)&d_field), 0);
-    assert_int_equal(partile_malloc(ctx, N * M * 8, (void **)&d_gathered), 0);
+        d_xyz[a] = (double *)stage(ctx, xyz[a], N * sizeof(double));
+    double *d_values = (double *)stage(ctx, values, N * M * sizeof(double));
+    /* outputs poisoned by stage; the deposit adds into a zeroed field */
+    int64_t *d_offsets = (int64_t *)stage(ctx, NULL, (cells + 1) * 8);
+    int64_t *d_perm = (int64_t *)stage(ctx, NULL, N * 8);
+    double *d_field = (double *)stage(ctx, NULL, cells * M * 8);
+    double *d_gathered = (double *)stage(ctx, NULL, N * M * 8);
     assert_int_equal(partile_memset(ctx, d_field, 0, cells * M * 8), 0);
-    assert_int_equal(partile_memset(ctx, d_gathered, 0xff, N * M * 8), 0); /* poison */
 
     partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { d_xyz[0], d_xyz[1], d_xyz[2] } };
-    assert_int_equal(partile_sort(ctx, grid, N, &pos, d_offsets, d_perm, NULL, NULL), 0);
+    assert_int_equal(partile_sort(ctx, &grid, N, &pos, d_offsets, d_perm, NULL, NULL), 0);
     partile_array_t arrays[3] = { { d_xyz[0], PARTILE_DTYPE_FLOAT64 },
                                   { d_xyz[1], PARTILE_DTYPE_FLOAT64 },
                                   { d_xyz[2], PARTILE_DTYPE_FLOAT64 } };
     assert_int_equal(partile_permute(ctx, N, d_perm, 3, arrays, NULL, 0), 0);
-    partile_transfer_t t = { grid, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, M, NULL,
+    partile_transfer_t t = { &grid, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, M, NULL,
                              PARTILE_ORDER_BY_POINT };
     assert_int_equal(partile_deposit(ctx, &t, N, &pos, d_values, d_offsets, d_field, NULL), 0);
     assert_int_equal(partile_gather(ctx, &t, N, &pos, d_field, d_gathered, NULL), 0);
 
-    assert_int_equal(partile_memcpy(ctx, out->offsets, d_offsets, sizeof out->offsets,
-                                    PARTILE_COPY_DEVICE_TO_HOST), 0);
-    assert_int_equal(partile_memcpy(ctx, out->perm, d_perm, sizeof out->perm,
-                                    PARTILE_COPY_DEVICE_TO_HOST), 0);
-    assert_int_equal(partile_memcpy(ctx, out->field, d_field, sizeof out->field,
-                                    PARTILE_COPY_DEVICE_TO_HOST), 0);
-    assert_int_equal(partile_memcpy(ctx, out->gathered, d_gathered, sizeof out->gathered,
-                                    PARTILE_COPY_DEVICE_TO_HOST), 0);
+    fetch(ctx, out->offsets, d_offsets, sizeof out->offsets);
+    fetch(ctx, out->perm, d_perm, sizeof out->perm);
+    fetch(ctx, out->field, d_field, sizeof out->field);
+    fetch(ctx, out->gathered, d_gathered, sizeof out->gathered);
     void *all[] = { d_xyz[0], d_xyz[1], d_xyz[2], d_values, d_offsets, d_perm, d_field, d_gathered };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         assert_int_equal(partile_free(ctx, all[i]), 0);
@@ -120,16 +105,16 @@ static void caller_stream(partile_context_t *ctx, const char *backend)
     assert_non_null(on_own);
     assert_non_null(on_theirs);
 
-    run_round(ctx, &grid, xyz, values, on_own);
+    run_round(ctx, xyz, values, on_own);
     assert_int_equal(partile_context_set_stream(ctx, theirs), PARTILE_SUCCESS);
     assert_int_equal(partile_context_get_stream(ctx, &now), PARTILE_SUCCESS);
     assert_ptr_equal(now, theirs);
     memset(on_theirs, 0xa5, sizeof *on_theirs);
-    run_round(ctx, &grid, xyz, values, on_theirs);
+    run_round(ctx, xyz, values, on_theirs);
     assert_memory_equal(on_own, on_theirs, sizeof *on_own);
     /* the other context's own work on its stream meanwhile is unaffected */
     memset(on_theirs, 0xa5, sizeof *on_theirs);
-    run_round(other, &grid, xyz, values, on_theirs);
+    run_round(other, xyz, values, on_theirs);
     assert_memory_equal(on_own, on_theirs, sizeof *on_own);
 
     assert_int_equal(partile_context_set_stream(ctx, NULL), PARTILE_SUCCESS);
@@ -138,7 +123,7 @@ static void caller_stream(partile_context_t *ctx, const char *backend)
     assert_int_equal(partile_context_destroy(other), PARTILE_SUCCESS);
     /* ctx is back on its own stream: usable after the other's is gone */
     memset(on_theirs, 0xa5, sizeof *on_theirs);
-    run_round(ctx, &grid, xyz, values, on_theirs);
+    run_round(ctx, xyz, values, on_theirs);
     assert_memory_equal(on_own, on_theirs, sizeof *on_own);
     free(on_own);
     free(on_theirs);
@@ -183,8 +168,8 @@ static void two_devices(partile_context_t *ctx, const char *backend)
     for (int k = 0; k < 2; k++) {
         memset(r0, 0xa5, sizeof *r0);
         memset(r1, 0x5a, sizeof *r1);
-        run_round(ctx, &grid, xyz, values, r0);
-        run_round(ctx1, &grid, xyz, values, r1);
+        run_round(ctx, xyz, values, r0);
+        run_round(ctx1, xyz, values, r1);
         assert_memory_equal(r0, r1, sizeof *r0);
     }
     /* ctx's device current: ctx1's timer, fill and copy stay on ctx1's */
