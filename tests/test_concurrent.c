@@ -56,7 +56,9 @@ typedef struct verdict {
 static int run_calls(partile_context_t *ctx, results *r, char *failure)
 {
     const int64_t cells = CELLS * CELLS * CELLS;
-    void *d[12] = { NULL };
+    /* the context's buffers */
+    enum { X0, X1, X2, CHARGES, OFFSETS, PERM, FIELD, GATHERED, STORAGE, BUFFERS };
+    void *d[BUFFERS] = { NULL };
     int used = 0, ok = 0;
     partile_mass_layout_t layout;
     TRY(partile_mass_layout(&grid, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, &layout), "layout");
@@ -66,42 +68,49 @@ static int run_calls(partile_context_t *ctx, results *r, char *failure)
         snprintf(failure, 256, "out of host memory");
         return -1;
     }
-    const size_t sizes[] = { N * 8, N * 8, N * 8, N * 8, (cells + 1) * 8, N * 8,
-                             cells * 8, N * 8, layout.entries * 8 };
-    for (; used < 9; used++)
+    const size_t sizes[BUFFERS] = {
+        [X0] = N * 8,   [X1] = N * 8,        [X2] = N * 8,       [CHARGES] = N * 8,
+        [OFFSETS] = (cells + 1) * 8,         [PERM] = N * 8,     [FIELD] = cells * 8,
+        [GATHERED] = N * 8,                  [STORAGE] = layout.entries * 8,
+    };
+    for (; used < BUFFERS; used++)
         TRY(partile_malloc(ctx, sizes[used], &d[used]), "malloc");
-    double **dx = (double **)d; /* d[0..2] positions, d[3] charges */
     for (int a = 0; a < 3; a++)
-        TRY(partile_memcpy(ctx, dx[a], xyz[a], N * 8, PARTILE_COPY_HOST_TO_DEVICE), "upload");
-    TRY(partile_memcpy(ctx, d[3], charges, N * 8, PARTILE_COPY_HOST_TO_DEVICE), "upload");
-    TRY(partile_memset(ctx, d[6], 0, cells * 8), "memset");
-    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { d[0], d[1], d[2] } };
-    TRY(partile_sort(ctx, &grid, N, &pos, (int64_t *)d[4], (int64_t *)d[5], NULL, NULL), "sort");
-    const partile_array_t arrays[4] = { { d[0], PARTILE_DTYPE_FLOAT64 },
-                                        { d[1], PARTILE_DTYPE_FLOAT64 },
-                                        { d[2], PARTILE_DTYPE_FLOAT64 },
-                                        { d[3], PARTILE_DTYPE_FLOAT64 } };
-    TRY(partile_permute(ctx, N, (const int64_t *)d[5], 4, arrays, NULL, 0), "permute");
+        TRY(partile_memcpy(ctx, d[X0 + a], xyz[a], N * 8, PARTILE_COPY_HOST_TO_DEVICE), "upload");
+    TRY(partile_memcpy(ctx, d[CHARGES], charges, N * 8, PARTILE_COPY_HOST_TO_DEVICE), "upload");
+    TRY(partile_memset(ctx, d[FIELD], 0, cells * 8), "memset");
+    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { d[X0], d[X1], d[X2] } };
+    TRY(partile_sort(ctx, &grid, N, &pos, (int64_t *)d[OFFSETS], (int64_t *)d[PERM], NULL, NULL),
+        "sort");
+    const partile_array_t arrays[4] = { { d[X0], PARTILE_DTYPE_FLOAT64 },
+                                        { d[X1], PARTILE_DTYPE_FLOAT64 },
+                                        { d[X2], PARTILE_DTYPE_FLOAT64 },
+                                        { d[CHARGES], PARTILE_DTYPE_FLOAT64 } };
+    TRY(partile_permute(ctx, N, (const int64_t *)d[PERM], 4, arrays, NULL, 0), "permute");
     const partile_transfer_t t = { &grid, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, 1, NULL,
                                    PARTILE_ORDER_BY_POINT };
-    TRY(partile_deposit(ctx, &t, N, &pos, (const double *)d[3], (const int64_t *)d[4],
-                        (double *)d[6], NULL),
+    TRY(partile_deposit(ctx, &t, N, &pos, (const double *)d[CHARGES], (const int64_t *)d[OFFSETS],
+                        (double *)d[FIELD], NULL),
         "deposit");
-    TRY(partile_gather(ctx, &t, N, &pos, (const double *)d[6], (double *)d[7], NULL), "gather");
+    TRY(partile_gather(ctx, &t, N, &pos, (const double *)d[FIELD], (double *)d[GATHERED], NULL),
+        "gather");
     partile_mass_params_t mp;
     memset(&mp, 0, sizeof mp);
     mp.grid = &grid, mp.shape = PARTILE_SHAPE_CIC, mp.kind = PARTILE_MASS_SCALAR, mp.sigma = 0.5;
-    TRY(partile_mass_assemble(ctx, &mp, N, &pos, (const int64_t *)d[4], (const double *)d[3],
-                              NULL, (double *)d[8], NULL),
+    TRY(partile_mass_assemble(ctx, &mp, N, &pos, (const int64_t *)d[OFFSETS],
+                              (const double *)d[CHARGES], NULL, (double *)d[STORAGE], NULL),
         "assemble");
-    TRY(partile_memcpy(ctx, r->offsets, d[4], sizeof r->offsets, PARTILE_COPY_DEVICE_TO_HOST),
+    TRY(partile_memcpy(ctx, r->offsets, d[OFFSETS], sizeof r->offsets, PARTILE_COPY_DEVICE_TO_HOST),
         "download");
-    TRY(partile_memcpy(ctx, r->perm, d[5], sizeof r->perm, PARTILE_COPY_DEVICE_TO_HOST), "download");
-    TRY(partile_memcpy(ctx, r->field, d[6], sizeof r->field, PARTILE_COPY_DEVICE_TO_HOST),
+    TRY(partile_memcpy(ctx, r->perm, d[PERM], sizeof r->perm, PARTILE_COPY_DEVICE_TO_HOST),
         "download");
-    TRY(partile_memcpy(ctx, r->gathered, d[7], sizeof r->gathered, PARTILE_COPY_DEVICE_TO_HOST),
+    TRY(partile_memcpy(ctx, r->field, d[FIELD], sizeof r->field, PARTILE_COPY_DEVICE_TO_HOST),
         "download");
-    TRY(partile_memcpy(ctx, r->storage, d[8], layout.entries * 8, PARTILE_COPY_DEVICE_TO_HOST),
+    TRY(partile_memcpy(ctx, r->gathered, d[GATHERED], sizeof r->gathered,
+                       PARTILE_COPY_DEVICE_TO_HOST),
+        "download");
+    TRY(partile_memcpy(ctx, r->storage, d[STORAGE], layout.entries * 8,
+                       PARTILE_COPY_DEVICE_TO_HOST),
         "download");
     ok = 1;
 done:
