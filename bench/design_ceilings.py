@@ -17,6 +17,15 @@ bench roofline
   n (32 + 24t) + 8 + 16M                 positions, q (and ω); offsets; x and y
 design: offsets 8 twice, the particles, x once (its corners are staged per
 cell; at least 8M from DRAM), the buffer 64M each way, y 8M.
+
+With x pairs (bench/candidates/corner-x-pairs-walk-unmeasured.patch; the
+earlier corner-x-pairs-refuted.patch moved the same bytes) the first pass
+writes four slots per cell (32M), not eight chains, and the second pass
+reads them: the x sums of the points whose two cells share a group of G
+cells are formed in the first pass. A group's last cell (and a
+row's, where G does not divide the row) also writes its four right chains to
+plus slots, read once more by the second pass; counted as whole 32-byte
+sectors, M doubles at 8-byte alignment (M = 1: one sector, M = 3: up to two).
 Usage: design_ceilings.py"""
 
 
@@ -33,18 +42,30 @@ def apply(n, tensor):
     return roof, design
 
 
+def pairs_saving(M, G, nx):
+    """Buffer bytes per cell saved, both ways, by x pairs in groups of G on
+    rows of nx cells."""
+    edges = 1.0 / G + (0.0 if nx % G == 0 else 1.0 / nx)
+    sectors = 1 if M == 1 else 2
+    each_way = 32 * M + edges * 4 * 32 * sectors
+    return 2 * (64 * M - each_way)
+
+
 print("by-cell deposit, CIC: per cell, roofline bytes / design bytes = ceiling")
 for m in (1, 3):
     for n in (1, 4, 10, 30, 100):
         roof, design = deposit(n, m)
         print(f"  {m} component{'s' if m > 1 else ' '} {n:4d} per cell: {roof:5d} / {design:5d} B"
-              f" = {roof / design:.2f}   (without the buffer's round trip: "
-              f"{roof / (design - 128 * m):.2f})")
+              f" = {roof / design:.2f}   (x pairs, G 16: "
+              f"{roof / (design - pairs_saving(m, 16, 128)):.2f}; without the buffer's round "
+              f"trip: {roof / (design - 128 * m):.2f})")
 print("by-cell matrix-free apply, CIC, fused first pass")
 for tensor in (0, 1):
     for n in (4, 8, 16, 64):
         roof, design = apply(n, tensor)
         M = 3 if tensor else 1
+        G = 8 if tensor and n > 3 else 16  # corner_first: batches of 8 cells, else rounds of 16
         print(f"  {'tensor' if tensor else 'scalar'} {n:4d} per cell: {roof:5d} / {design:5d} B"
-              f" = {roof / design:.2f}   (without the buffer's round trip: "
-              f"{roof / (design - 128 * M):.2f})")
+              f" = {roof / design:.2f}   (x pairs, G {G}: "
+              f"{roof / (design - pairs_saving(M, G, 64)):.2f}; without the buffer's round "
+              f"trip: {roof / (design - 128 * M):.2f})")
