@@ -65,18 +65,30 @@ int partile_pairs(partile_context_t *ctx, const partile_grid_t *grid,
         return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "force must have the positions' type");
     if (params->interaction == PARTILE_PAIRS_SPH_DENSITY && force)
         return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "SPH density has no force output");
-    if (total)
-        *total = 0.0;
-    if (n == 0)
+    if (n == 0) {
+        if (total)
+            *total = 0.0;
         return PARTILE_SUCCESS;
+    }
     if (total && !scalar)
         return partile_fail(PARTILE_ERROR_NULL_POINTER, "total needs the scalar output");
     if (!ctx->ops->pairs)
         return partile_fail(PARTILE_ERROR_UNSUPPORTED,
                             "backend \"%s\" has no pair interactions yet", ctx->ops->name);
+    /* the total's host copy before the outputs are written, so that running
+     * out of host memory leaves them untouched */
+    const size_t esz = pos->type == PARTILE_DTYPE_FLOAT32 ? 4 : 8;
+    size_t bytes = 0;
+    void *h = NULL;
+    if (total && partile_mul_size(n, esz, &bytes))
+        return partile_fail(PARTILE_ERROR_SIZE_OVERFLOW, "total: %zu particles", n);
+    if (total && !(h = malloc(bytes)))
+        return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "total: %zu bytes of host memory",
+                            bytes);
     int64_t bad = -1;
     st = ctx->ops->pairs(ctx->state, grid, params, n, pos, cell_offsets, force, scalar, &bad);
     if (st < 0) {
+        free(h);
         if (bad >= 0 && bad_particle)
             *bad_particle = bad;
         if (bad >= 0 && (st == PARTILE_ERROR_OUT_OF_DOMAIN || st == PARTILE_ERROR_NOT_FINITE ||
@@ -87,11 +99,7 @@ int partile_pairs(partile_context_t *ctx, const partile_grid_t *grid,
         return st;
     }
     if (total) {
-        const size_t esz = pos->type == PARTILE_DTYPE_FLOAT32 ? 4 : 8;
-        void *h = malloc(n * esz);
-        if (!h)
-            return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "total");
-        st = partile_memcpy(ctx, h, scalar, n * esz, PARTILE_COPY_DEVICE_TO_HOST);
+        st = partile_memcpy(ctx, h, scalar, bytes, PARTILE_COPY_DEVICE_TO_HOST);
         double s = 0.0;
         for (size_t i = 0; i < n && st >= 0; i++)
             s += esz == 4 ? (double)((float *)h)[i] : ((double *)h)[i];

@@ -239,18 +239,22 @@ static void test_bad_input(void **state)
     partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { S.x, S.x + n } };
     partile_vectors_t force = { PARTILE_DTYPE_FLOAT64, { f, f + n } };
     partile_pair_params_t p = { PARTILE_PAIRS_LJ, 0.1, 1, 0.02, 0, 0, 0, 0 };
-    double t = S.x[0];
+    double t = S.x[0], total = 42; /* the total is an output too: untouched */
     S.x[0] = S.x[n - 1]; /* unsorted */
-    assert_int_equal(partile_pairs(ctx, &S.g, &p, n, &pos, S.off, &force, e, NULL, NULL),
+    assert_int_equal(partile_pairs(ctx, &S.g, &p, n, &pos, S.off, &force, e, &total, NULL),
                      PARTILE_ERROR_NOT_SORTED);
     S.x[0] = t;
     S.x[n + 3] = NAN;
     int64_t bad = -1;
-    assert_int_equal(partile_pairs(ctx, &S.g, &p, n, &pos, S.off, &force, e, NULL, &bad),
+    assert_int_equal(partile_pairs(ctx, &S.g, &p, n, &pos, S.off, &force, e, &total, &bad),
                      PARTILE_ERROR_NOT_FINITE);
     assert_int_equal(bad, 3);
     for (size_t i = 0; i < n; i++)
         assert_true(e[i] == -9); /* untouched */
+    assert_true(total == 42);
+    assert_int_equal(partile_pairs(ctx, &S.g, &p, n, &pos, S.off, &force, NULL, &total, NULL),
+                     PARTILE_ERROR_NULL_POINTER); /* a total needs the scalar output */
+    assert_true(total == 42);
     p.cutoff = 0.2; /* wider than the cells */
     assert_int_equal(partile_pairs(ctx, &S.g, &p, n, &pos, S.off, &force, e, NULL, NULL),
                      PARTILE_ERROR_INVALID_ARGUMENT);
