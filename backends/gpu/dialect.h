@@ -41,6 +41,8 @@
 #define gpuGetLastError hipGetLastError
 #define gpuGetErrorString hipGetErrorString
 #define gpuGetErrorName hipGetErrorName
+#define gpuFuncAttributes hipFuncAttributes
+#define gpuFuncGetAttributes hipFuncGetAttributes
 #define PARTILE_SHFL_UP(v, d) __shfl_up((v), (d))
 #define PARTILE_SHFL(v, src) __shfl((v), (src))
 #define PARTILE_SHFL_XOR(v, m) __shfl_xor((v), (m))
@@ -76,6 +78,8 @@
 #define gpuMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
 #define gpuStreamSynchronize cudaStreamSynchronize
 #define gpuGetLastError cudaGetLastError
+#define gpuFuncAttributes cudaFuncAttributes
+#define gpuFuncGetAttributes cudaFuncGetAttributes
 #define gpuGetErrorString cudaGetErrorString
 #define gpuGetErrorName cudaGetErrorName
 #define PARTILE_SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))
