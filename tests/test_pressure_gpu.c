@@ -5,11 +5,16 @@
  * context gives every result again. The inputs and outputs are placed first,
  * then 8 MiB blocks are taken until the device has none left.
  * Each operation's inputs are the test's, never another operation's output.
- * Operations: bin, sort, permute (the library's scratch), the sorted deposit
- * (3 components), gather, the scalar CIC mass matrix, the matrix-free apply,
- * the SPH density. 2^22 particles on a 64^3 grid; on the reference backend
- * (the CPU suite) 2^18, and nothing is taken, so every operation must
- * succeed: that checks the test itself.
+ * Operations: bin, sort, the sort of clustered particles (half of them in
+ * one cell: the GPU's global sort, whose fix-up takes memory of its own),
+ * permute (the library's scratch), the sorted deposit (3 components),
+ * gather, the scalar CIC mass matrix, the matrix-free apply, the SPH
+ * density. Twice: cold (the context's workspace not grown yet, as the
+ * first call of a run meets it), then warm (every operation has run once,
+ * so only what a call takes beyond the workspace can fail). 2^22 particles
+ * on a 64^3 grid; on the reference backend (the CPU suite) 2^18, and
+ * nothing is taken, so every operation must succeed: that checks the test
+ * itself.
  * usage: test_pressure_gpu [BACKEND]   (exit 77: the backend cannot run here) */
 #include <inttypes.h>
 #include <stdint.h>
@@ -48,8 +53,9 @@ typedef struct array {
 /* The arrays (inputs: sorted positions, offsets, values, charges, x; outputs
  * of each operation), on the reference (host) and on the context. */
 enum {
-    X0, X1, X2, OFFSETS, VALUES, CHARGES, XGRID, IDENTITY, /* inputs */
-    CELL, SORT_OFF, SORT_PERM, PERMUTED, FIELD, GATHERED, STORAGE, Y, DENSITY, ARRAYS
+    X0, X1, X2, OFFSETS, VALUES, CHARGES, XGRID, IDENTITY, CX0, CX1, CX2, /* inputs */
+    CELL, SORT_OFF, SORT_PERM, CSORT_OFF, CSORT_PERM, PERMUTED, FIELD, GATHERED, STORAGE, Y,
+    DENSITY, ARRAYS
 };
 static array arr[ARRAYS];
 static size_t storage_entries;
@@ -75,6 +81,11 @@ static int op_sort(const run_args *r)
 {
     const partile_vectors_t p = positions(r);
     return partile_sort(r->ctx, &grid, N, &p, r->a[SORT_OFF], r->a[SORT_PERM], NULL, NULL);
+}
+static int op_sort_clustered(const run_args *r)
+{
+    const partile_vectors_t p = { PARTILE_DTYPE_FLOAT64, { r->a[CX0], r->a[CX1], r->a[CX2] } };
+    return partile_sort(r->ctx, &grid, N, &p, r->a[CSORT_OFF], r->a[CSORT_PERM], NULL, NULL);
 }
 static int op_permute(const run_args *r)
 {
@@ -139,6 +150,7 @@ static const struct {
 } ops[] = {
     { "bin", op_bin, { CELL, -1 }, 0 },
     { "sort", op_sort, { SORT_OFF, SORT_PERM }, 0 },
+    { "sort, clustered", op_sort_clustered, { CSORT_OFF, CSORT_PERM }, 0 },
     { "permute", op_permute, { PERMUTED, -1 }, 1 },
     { "deposit", op_deposit, { FIELD, -1 }, 0 },
     { "gather", op_gather, { GATHERED, -1 }, 0 },
@@ -170,14 +182,18 @@ static void make_reference(void)
     const size_t sizes[ARRAYS] = {
         [X0] = N * 8, [X1] = N * 8, [X2] = N * 8, [OFFSETS] = (NCELLS + 1) * 8,
         [VALUES] = N * M * 8, [CHARGES] = N * 8, [XGRID] = NCELLS * 8, [IDENTITY] = N * 8,
-        [CELL] = N * 8,
-        [SORT_OFF] = (NCELLS + 1) * 8, [SORT_PERM] = N * 8, [PERMUTED] = N * 8,
+        [CX0] = N * 8, [CX1] = N * 8, [CX2] = N * 8, [CELL] = N * 8,
+        [SORT_OFF] = (NCELLS + 1) * 8, [SORT_PERM] = N * 8, [CSORT_OFF] = (NCELLS + 1) * 8,
+        [CSORT_PERM] = N * 8, [PERMUTED] = N * 8,
         [FIELD] = NCELLS * M * 8, [GATHERED] = N * 8, [STORAGE] = 0, [Y] = NCELLS * 8,
         [DENSITY] = N * 8,
     };
-    static const char *names[ARRAYS] = { "x", "y", "z", "offsets", "values", "charges", "x field",
-                                         "identity", "cells", "sort offsets", "sort perm", "permuted",
-                                         "field", "gathered", "storage", "y", "density" };
+    static const char *names[ARRAYS] = {
+        "x", "y", "z", "offsets", "values", "charges", "x field", "identity", "clustered x",
+        "clustered y", "clustered z", "cells", "sort offsets", "sort perm",
+        "clustered sort offsets", "clustered sort perm", "permuted", "field", "gathered",
+        "storage", "y", "density"
+    };
     for (int i = 0; i < ARRAYS; i++) {
         arr[i].name = names[i];
         arr[i].bytes = i == STORAGE ? storage_entries * 8 : sizes[i];
@@ -210,6 +226,12 @@ static void make_reference(void)
     int64_t *identity = arr[IDENTITY].host;
     for (size_t i = 0; i < N; i++)
         identity[i] = (int64_t)i;
+    /* clustered: every other particle in the cell at (0.5, 0.5, 0.5), the
+     * rest uniform, in no order */
+    double *cx[3] = { arr[CX0].host, arr[CX1].host, arr[CX2].host };
+    for (size_t p = 0; p < N; p++)
+        for (int a = 0; a < 3; a++)
+            cx[a][p] = p % 2 ? su_uniform(&seed) : 0.5 + su_uniform(&seed) * 0.5 / SIDE;
     /* the expected outputs */
     run_args r = { ref, { NULL } };
     for (int i = 0; i < ARRAYS; i++)
@@ -286,6 +308,36 @@ static int run_all(partile_context_t *ctx, void *const dev[ARRAYS], int may_fail
     return refused;
 }
 
+/* Takes the rest of the device (not the host's memory on the reference) in
+ * 8 MiB blocks, runs every operation (each may answer OUT_OF_MEMORY), gives
+ * the memory back; returns the number refused. */
+static int pressed_run(partile_context_t *ctx, void *const dev[ARRAYS], int host,
+                       const char *backend, const char *when)
+{
+    size_t held = 0, cap = 1 << 16, count = 0;
+    void **hog = malloc(cap * sizeof *hog);
+    if (!hog)
+        exit(1);
+    while (!host) {
+        void *p = NULL;
+        const int hs = partile_malloc(ctx, 8u << 20, &p);
+        if (hs == PARTILE_ERROR_OUT_OF_MEMORY)
+            break;
+        must(hs, "taking the device's memory");
+        if (count == cap && !(hog = realloc(hog, (cap *= 2) * sizeof *hog)))
+            exit(1);
+        hog[count++] = p;
+        held += 8u << 20;
+    }
+    printf("# %s (%s), %s: %zu MiB taken, then the operations\n", backend,
+           partile_context_device(ctx), when, held >> 20);
+    const int refused = run_all(ctx, dev, !host);
+    for (size_t i = 0; i < count; i++)
+        must(partile_free(ctx, hog[i]), "free");
+    free(hog);
+    return refused;
+}
+
 int main(int argc, char **argv)
 {
     const char *backend = argc > 1 ? argv[1] : "cuda";
@@ -307,29 +359,13 @@ int main(int argc, char **argv)
                                 PARTILE_COPY_HOST_TO_DEVICE),
                  "upload");
     }
-    /* take the rest of the device (not the host's memory on the reference) */
-    size_t held = 0, cap = 1 << 16, count = 0;
-    void **hog = malloc(cap * sizeof *hog);
-    if (!hog)
-        exit(1);
-    while (!host) {
-        void *p = NULL;
-        const int hs = partile_malloc(ctx, 8u << 20, &p);
-        if (hs == PARTILE_ERROR_OUT_OF_MEMORY)
-            break;
-        must(hs, "taking the device's memory");
-        if (count == cap && !(hog = realloc(hog, (cap *= 2) * sizeof *hog)))
-            exit(1);
-        hog[count++] = p;
-        held += 8u << 20;
-    }
-    printf("# %s (%s): %zu MiB taken, then the operations\n", backend,
-           partile_context_device(ctx), held >> 20);
-    const int refused = run_all(ctx, dev, !host);
-    for (size_t i = 0; i < count; i++)
-        must(partile_free(ctx, hog[i]), "free");
-    free(hog);
-    printf("# memory freed: %d operations had been refused; again\n", refused);
+    /* cold: the context's workspace as a fresh context has it */
+    const int cold = pressed_run(ctx, dev, host, backend, "cold");
+    printf("# memory freed: %d operations had been refused; again\n", cold);
+    run_all(ctx, dev, 0);
+    /* warm: every operation has run, so its workspace is there */
+    const int warm = pressed_run(ctx, dev, host, backend, "warm");
+    printf("# memory freed: %d operations had been refused; again\n", warm);
     run_all(ctx, dev, 0);
     for (int i = 0; i < ARRAYS; i++) {
         partile_free(ctx, dev[i]);
@@ -341,7 +377,8 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("%s: under memory pressure every operation gave the reference's result or "
-           "OUT_OF_MEMORY with its outputs untouched (%d of %d refused); then all %d again\n",
-           backend, refused, OPS, OPS);
+           "OUT_OF_MEMORY with its outputs untouched (%d of %d refused cold, %d warm); then "
+           "all %d again\n",
+           backend, cold, OPS, warm, OPS);
     return 0;
 }
