@@ -620,9 +620,27 @@ static void op_pairs(partile_context_t *ctx, const fuzz_case *c, const partile_p
         if (o->status >= 0 && (strategy < 1 || strategy >= PARTILE_PAIRS_STRATEGIES))
             problem("pairs_select on %s chose strategy %d", partile_context_backend(ctx), strategy);
     } else {
-        double sum = 0.0;
+        const double untouched = -1234.5; /* the total is an output too */
+        double sum = untouched;
         int64_t bad = -1;
         finish(o, partile_pairs(ctx, &c->g, p, c->n, &pos, off, f, scalar, &sum, &bad), bad);
+        if (o->status < 0 && !(sum == untouched))
+            problem("pairs on %s failed (%s) but changed the total to %.17g",
+                    partile_context_backend(ctx), partile_status_string(o->status), sum);
+        if (o->status >= 0) { /* the total: the scalars summed in FP64, in particle order */
+            unsigned char *h = malloc(bytes + 1);
+            assert_non_null(h);
+            if (bytes)
+                assert_int_equal(
+                    partile_memcpy(ctx, h, scalar, bytes, PARTILE_COPY_DEVICE_TO_HOST), 0);
+            double want = 0.0;
+            for (size_t i = 0; i < c->n; i++)
+                want += es == 4 ? (double)((const float *)h)[i] : ((const double *)h)[i];
+            free(h);
+            if (memcmp(&want, &sum, sizeof want) != 0 && !(isnan(want) && isnan(sum)))
+                problem("pairs on %s: total %.17g, the scalars sum to %.17g",
+                        partile_context_backend(ctx), sum, want);
+        }
     }
     const int kind = es == 4 ? FLOATS : DOUBLES;
     keep_output(o, ctx, scalar, bytes, kind);
