@@ -26,6 +26,12 @@ cells are formed in the first pass. A group's last cell (and a
 row's, where G does not divide the row) also writes its four right chains to
 plus slots, read once more by the second pass; counted as whole 32-byte
 sectors, M doubles at 8-byte alignment (M = 1: one sector, M = 3: up to two).
+
+Gather (partile_gather, CIC, sorted or random order), bench roofline
+  n (24 + 8m) + 8m                       positions, values written; the field read
+design: the check pass (k_check_particles) reads the positions first, so
+that bad input leaves the output untouched, then the gather reads them
+again: + 24 n.
 Usage: design_ceilings.py"""
 
 
@@ -69,3 +75,10 @@ for tensor in (0, 1):
               f" = {roof / design:.2f}   (x pairs, G {G}: "
               f"{roof / (design - pairs_saving(M, G, 64)):.2f}; without the buffer's round "
               f"trip: {roof / (design - 128 * M):.2f})")
+print("gather, CIC, a check pass before it (the positions read twice)")
+for m in (1, 3):
+    for n in (10, 100):
+        roof = n * (24 + 8 * m) + 8 * m
+        design = roof + 24 * n
+        print(f"  {m} component{'s' if m > 1 else ' '} {n:4d} per cell: {roof:5d} / {design:5d} B"
+              f" = {roof / design:.2f}   (without the check pass: 1.00)")
