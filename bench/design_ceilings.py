@@ -31,7 +31,8 @@ Gather (partile_gather, CIC, sorted or random order), bench roofline
   n (24 + 8m) + 8m                       positions, values written; the field read
 design: the check pass (k_check_particles) reads the positions first, so
 that bad input leaves the output untouched, then the gather reads them
-again: + 24 n.
+again: + 24 n, where the positions are much larger than L2 (the gather
+walks backwards, so its first reads are the check's last, still in L2).
 Usage: design_ceilings.py"""
 
 
@@ -75,7 +76,7 @@ for tensor in (0, 1):
               f" = {roof / design:.2f}   (x pairs, G {G}: "
               f"{roof / (design - pairs_saving(M, G, 64)):.2f}; without the buffer's round "
               f"trip: {roof / (design - 128 * M):.2f})")
-print("gather, CIC, a check pass before it (the positions read twice)")
+print("gather, CIC, a check pass before it (the positions read twice; none from L2)")
 for m in (1, 3):
     for n in (10, 100):
         roof = n * (24 + 8 * m) + 8 * m
