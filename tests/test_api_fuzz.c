@@ -615,10 +615,18 @@ static void op_pairs(partile_context_t *ctx, const fuzz_case *c, const partile_p
     if (select) {
         int strategy = -1;
         double times[PARTILE_PAIRS_STRATEGIES];
+        for (int s = 0; s < PARTILE_PAIRS_STRATEGIES; s++)
+            times[s] = -1.0;
         finish(o, partile_pairs_select(ctx, &c->g, p, c->n, &pos, off, f, scalar, &strategy, times),
                -1);
         if (o->status >= 0 && (strategy < 1 || strategy >= PARTILE_PAIRS_STRATEGIES))
             problem("pairs_select on %s chose strategy %d", partile_context_backend(ctx), strategy);
+        int times_kept = 1; /* a failed selection leaves its outputs (the results aside) */
+        for (int s = 0; s < PARTILE_PAIRS_STRATEGIES; s++)
+            times_kept &= times[s] == -1.0;
+        if (o->status < 0 && (strategy != -1 || !times_kept))
+            problem("pairs_select on %s failed (%s) but set its strategy (%d) or times",
+                    partile_context_backend(ctx), partile_status_string(o->status), strategy);
     } else {
         const double untouched = -1234.5; /* the total is an output too */
         double sum = untouched;
