@@ -107,3 +107,17 @@ int partile_fail_particle(partile_context_t *ctx, int status, int64_t bad,
                cause && cause[0] ? cause : partile_status_string(status));
     return partile_fail(status, "%s", buf);
 }
+
+int partile_report_particle(partile_context_t *ctx, int status, int64_t bad,
+                            const partile_grid_t *grid, const partile_vectors_t *pos,
+                            const char *cause, int64_t *bad_particle)
+{
+    if (status >= 0 || bad < 0)
+        return status;
+    if (bad_particle)
+        *bad_particle = bad;
+    if (status == PARTILE_ERROR_OUT_OF_DOMAIN || status == PARTILE_ERROR_NOT_FINITE ||
+        status == PARTILE_ERROR_NOT_SORTED || (cause && cause[0]))
+        return partile_fail_particle(ctx, status, bad, grid, pos, cause);
+    return partile_fail(status, "particle %lld: %s", (long long)bad, partile_status_string(status));
+}

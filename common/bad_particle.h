@@ -27,6 +27,16 @@ int partile_fail_particle(partile_context_t *ctx, int status, int64_t bad,
                           const partile_grid_t *grid, const partile_vectors_t *pos,
                           const char *cause);
 
+/* A call's error naming its first bad particle, as every front end reports
+ * it: status as it is where it is no error or names no particle (bad < 0);
+ * else *bad_particle = bad (where bad_particle is given) and the detail of
+ * partile_fail_particle for the particle statuses (OUT_OF_DOMAIN,
+ * NOT_FINITE, NOT_SORTED) and wherever the caller gives a cause, else
+ * "particle N: <status>". */
+int partile_report_particle(partile_context_t *ctx, int status, int64_t bad,
+                            const partile_grid_t *grid, const partile_vectors_t *pos,
+                            const char *cause, int64_t *bad_particle);
+
 /* Reads value i of a FLOAT64 or FLOAT32 array in context memory as a double;
  * 0 on success. For the callers' causes (ω, OVERLAP sizes). */
 int partile_read_value(partile_context_t *ctx, const void *array, partile_dtype_t type, int64_t i,

@@ -64,22 +64,15 @@ static int check_transfer(const partile_transfer_t *t, size_t n, const partile_v
 static int report(partile_context_t *ctx, const partile_transfer_t *t, const partile_vectors_t *pos,
                   int st, int64_t bad, int64_t *bad_particle)
 {
-    if (st >= 0 || bad < 0)
-        return st;
-    if (bad_particle)
-        *bad_particle = bad;
-    if (st != PARTILE_ERROR_OUT_OF_DOMAIN && st != PARTILE_ERROR_NOT_FINITE &&
-        st != PARTILE_ERROR_NOT_SORTED && st != PARTILE_ERROR_INVALID_ARGUMENT)
-        return st;
-    char cause[160] = "";
+    char cause[160] = ""; /* INVALID_ARGUMENT names a particle for its OVERLAP size */
     double size;
-    if (st == PARTILE_ERROR_INVALID_ARGUMENT && t->shape == PARTILE_SHAPE_OVERLAP &&
-             partile_read_value(ctx, t->sizes, PARTILE_DTYPE_FLOAT64, bad, &size) == 0)
+    if (st == PARTILE_ERROR_INVALID_ARGUMENT && bad >= 0 && t->shape == PARTILE_SHAPE_OVERLAP &&
+        partile_read_value(ctx, t->sizes, PARTILE_DTYPE_FLOAT64, bad, &size) == 0)
         snprintf(cause, sizeof cause, "its OVERLAP size %.17g must be > 0 and <= the spacing on "
                                       "every axis", size);
     else if (st == PARTILE_ERROR_INVALID_ARGUMENT)
         snprintf(cause, sizeof cause, "OVERLAP size must be > 0 and <= the spacing on every axis");
-    return partile_fail_particle(ctx, st, bad, t->grid, pos, cause);
+    return partile_report_particle(ctx, st, bad, t->grid, pos, cause, bad_particle);
 }
 
 int partile_deposit(partile_context_t *ctx, const partile_transfer_t *t, size_t n,

@@ -120,14 +120,10 @@ int partile_mass_report(partile_context_t *ctx, const partile_mass_params_t *p,
                         const partile_vectors_t *pos, const partile_vectors_t *omega, int status,
                         int64_t bad, int64_t *bad_particle)
 {
-    if (status >= 0 || bad < 0)
-        return status;
-    if (bad_particle)
-        *bad_particle = bad;
-    char cause[200] = "";
+    char cause[200] = ""; /* NOT_FINITE for its ω, not its position */
     double w[3];
-    if (status == PARTILE_ERROR_NOT_FINITE && p->kind == PARTILE_MASS_TENSOR && omega &&
-             partile_read_value(ctx, omega->axis[0], omega->type, bad, &w[0]) == 0 &&
+    if (status == PARTILE_ERROR_NOT_FINITE && bad >= 0 && p->kind == PARTILE_MASS_TENSOR &&
+             omega && partile_read_value(ctx, omega->axis[0], omega->type, bad, &w[0]) == 0 &&
              partile_read_value(ctx, omega->axis[1], omega->type, bad, &w[1]) == 0 &&
              partile_read_value(ctx, omega->axis[2], omega->type, bad, &w[2]) == 0)
         snprintf(cause, sizeof cause, "its omega (%.17g, %.17g, %.17g) is not finite", w[0], w[1],
@@ -136,11 +132,7 @@ int partile_mass_report(partile_context_t *ctx, const partile_mass_params_t *p,
         snprintf(cause, sizeof cause, "its omega = beta_over_c * B(x), B gathered from "
                                       "params->bfield, is not finite (a non-finite B near it, or "
                                       "an overflow)");
-    else if (status != PARTILE_ERROR_OUT_OF_DOMAIN && status != PARTILE_ERROR_NOT_FINITE &&
-             status != PARTILE_ERROR_NOT_SORTED)
-        return partile_fail(status, "particle %lld: %s", (long long)bad,
-                            partile_status_string(status));
-    return partile_fail_particle(ctx, status, bad, p->grid, pos, cause);
+    return partile_report_particle(ctx, status, bad, p->grid, pos, cause, bad_particle);
 }
 
 /* ---- export ---- */

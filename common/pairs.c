@@ -89,14 +89,7 @@ int partile_pairs(partile_context_t *ctx, const partile_grid_t *grid,
     st = ctx->ops->pairs(ctx->state, grid, params, n, pos, cell_offsets, force, scalar, &bad);
     if (st < 0) {
         free(h);
-        if (bad >= 0 && bad_particle)
-            *bad_particle = bad;
-        if (bad >= 0 && (st == PARTILE_ERROR_OUT_OF_DOMAIN || st == PARTILE_ERROR_NOT_FINITE ||
-                         st == PARTILE_ERROR_NOT_SORTED))
-            return partile_fail_particle(ctx, st, bad, grid, pos, NULL);
-        if (bad >= 0)
-            return partile_fail(st, "particle %lld: %s", (long long)bad, partile_status_string(st));
-        return st;
+        return partile_report_particle(ctx, st, bad, grid, pos, NULL, bad_particle);
     }
     if (total) {
         st = partile_memcpy(ctx, h, scalar, bytes, PARTILE_COPY_DEVICE_TO_HOST);

@@ -73,15 +73,13 @@ static int check_vectors(const partile_grid_t *g, size_t n, const partile_vector
 static int finish(partile_context_t *ctx, const partile_grid_t *grid, const partile_vectors_t *pos,
                   int status, int64_t bad, int64_t *bad_particle)
 {
-    if (status != PARTILE_ERROR_OUT_OF_DOMAIN && status != PARTILE_ERROR_NOT_FINITE &&
-        status != PARTILE_ERROR_NOT_SORTED)
-        return status;
-    if (bad_particle)
-        *bad_particle = bad;
-    if (status == PARTILE_ERROR_NOT_SORTED) /* the old lists disagree: not about its position */
+    if (status == PARTILE_ERROR_NOT_SORTED && bad >= 0) { /* the old lists disagree: not */
+        if (bad_particle)                                  /* about its position */
+            *bad_particle = bad;
         return partile_fail(status, "particle %lld is not where old_cell/old_offsets place it "
                                     "(input not sorted by that cell list)", (long long)bad);
-    return partile_fail_particle(ctx, status, bad, grid, pos, NULL);
+    }
+    return partile_report_particle(ctx, status, bad, grid, pos, NULL, bad_particle);
 }
 
 #define NEED_OP(ctx, op)                                                        \
