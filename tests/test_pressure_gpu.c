@@ -310,7 +310,8 @@ static int run_all(partile_context_t *ctx, void *const dev[ARRAYS], int may_fail
 
 /* Takes the rest of the device (not the host's memory on the reference) in
  * 8 MiB blocks, runs every operation (each may answer OUT_OF_MEMORY), gives
- * the memory back; returns the number refused. */
+ * the memory back and runs them all again (each must succeed); returns the
+ * number refused. */
 static int pressed_run(partile_context_t *ctx, void *const dev[ARRAYS], int host,
                        const char *backend, const char *when)
 {
@@ -335,6 +336,8 @@ static int pressed_run(partile_context_t *ctx, void *const dev[ARRAYS], int host
     for (size_t i = 0; i < count; i++)
         must(partile_free(ctx, hog[i]), "free");
     free(hog);
+    printf("# memory freed: %d operations had been refused; again\n", refused);
+    run_all(ctx, dev, 0);
     return refused;
 }
 
@@ -361,12 +364,8 @@ int main(int argc, char **argv)
     }
     /* cold: the context's workspace as a fresh context has it */
     const int cold = pressed_run(ctx, dev, host, backend, "cold");
-    printf("# memory freed: %d operations had been refused; again\n", cold);
-    run_all(ctx, dev, 0);
     /* warm: every operation has run, so its workspace is there */
     const int warm = pressed_run(ctx, dev, host, backend, "warm");
-    printf("# memory freed: %d operations had been refused; again\n", warm);
-    run_all(ctx, dev, 0);
     for (int i = 0; i < ARRAYS; i++) {
         partile_free(ctx, dev[i]);
         free(arr[i].host);
