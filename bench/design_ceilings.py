@@ -33,6 +33,12 @@ design: the check pass (k_check_particles) reads the positions first, so
 that bad input leaves the output untouched, then the gather reads them
 again: + 24 n, where the positions are much larger than L2 (the gather
 walks backwards, so its first reads are the check's last, still in L2).
+
+A design without the corner buffer (the sums kept on chip: slabs through
+L2, column tiles) writes outputs while later particles are still unread, so
+under the rule that bad input leaves the caller's arrays untouched it needs
+a check pass before it, as the gather has: the positions read twice (and
+the tensor apply's omega, which it checks too): - 128 m + 24 n (+ 24 n).
 Usage: design_ceilings.py"""
 
 
@@ -64,8 +70,8 @@ for m in (1, 3):
         roof, design = deposit(n, m)
         print(f"  {m} component{'s' if m > 1 else ' '} {n:4d} per cell: {roof:5d} / {design:5d} B"
               f" = {roof / design:.2f}   (x pairs, G 16: "
-              f"{roof / (design - pairs_saving(m, 16, 128)):.2f}; without the buffer's round "
-              f"trip: {roof / (design - 128 * m):.2f})")
+              f"{roof / (design - pairs_saving(m, 16, 128)):.2f}; on chip, a check pass before: "
+              f"{roof / (design - 128 * m + 24 * n):.2f})")
 print("by-cell matrix-free apply, CIC, fused first pass")
 for tensor in (0, 1):
     for n in (4, 8, 16, 64):
@@ -74,8 +80,8 @@ for tensor in (0, 1):
         G = 8 if tensor and n > 3 else 16  # corner_first: batches of 8 cells, else rounds of 16
         print(f"  {'tensor' if tensor else 'scalar'} {n:4d} per cell: {roof:5d} / {design:5d} B"
               f" = {roof / design:.2f}   (x pairs, G {G}: "
-              f"{roof / (design - pairs_saving(M, G, 64)):.2f}; without the buffer's round "
-              f"trip: {roof / (design - 128 * M):.2f})")
+              f"{roof / (design - pairs_saving(M, G, 64)):.2f}; on chip, a check pass before: "
+              f"{roof / (design - 128 * M + 24 * n * (1 + tensor)):.2f})")
 print("gather, CIC, a check pass before it (the positions read twice; none from L2)")
 for m in (1, 3):
     for n in (10, 100):
