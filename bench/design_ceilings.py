@@ -39,6 +39,19 @@ L2, column tiles) writes outputs while later particles are still unread, so
 under the rule that bad input leaves the caller's arrays untouched it needs
 a check pass before it, as the gather has: the positions read twice (and
 the tensor apply's omega, which it checks too): - 128 m + 24 n (+ 24 n).
+Pair interactions (partile_pairs, LJ force and energy, 3-D, cell width =
+r_c), bench roofline 7 values per particle (positions read, force and
+energy written). Every strategy of issue #7 tests the 27 n candidates of
+the 3^3 cells around a particle's own; none may use Newton's third law (no
+atomics, each particle's sum in a fixed order), so each ordered pair is
+computed once per particle of it. At the least a candidate costs 7
+floating-point instructions (3 differences, a product and 2 FMAs for r^2, a
+comparison) and an accepted pair (4 pi / 3) n of them 12 more (1/r^2, the
+powers, the force factor, 3 FMAs into the force, the energy), on the FP
+pipe whose measured rate (H200, RESULTS.md: plain FMA kernels, FP64 30.3
+and FP32 63.5 TFLOP/s, i.e. 15.15 and 31.75 10^12 instructions/s) bounds
+them however well issued. The ceiling is the roofline's time over that
+time: the highest fraction of the memory roofline any such design reaches.
 Usage: design_ceilings.py"""
 
 
@@ -89,3 +102,16 @@ for m in (1, 3):
         design = roof + 24 * n
         print(f"  {m} component{'s' if m > 1 else ' '} {n:4d} per cell: {roof:5d} / {design:5d} B"
               f" = {roof / design:.2f}   (without the check pass: 1.00)")
+print("pairs, LJ 3-D: FP instructions per particle at the least, and the memory-roofline "
+      "ceiling they allow (27 cells; sub-cells of r_c / 2: 125 of them; the sphere alone)")
+BANDWIDTH = 4235e9  # measured device copy, B/s (RESULTS.md, issue #2)
+for name, esize, rate in (("FP32", 4, 31.75e12), ("FP64", 8, 15.15e12)):
+    roof_s = 7 * esize / BANDWIDTH
+    for n in (1, 2, 4, 8):
+        accepted = 4.0 / 3.0 * 3.141592653589793 * n
+        ops = {"27 cells": 27 * n * 7 + accepted * 12,
+               "sub-cells": 125 * n / 8 * 7 + accepted * 12,
+               "sphere": accepted * (7 + 12)}
+        line = ", ".join(f"{k} {v:5.0f} -> {min(1.0, roof_s / (v / rate)):.2f}"
+                         for k, v in ops.items())
+        print(f"  {name} {n:2d} per cell: {line}")
