@@ -13,36 +13,12 @@
 
 #include <cmocka.h>
 
+#include "tests/temp_dir.h"
 #include "tools/npy.h"
-
-static char tmpdir[4096];
-
-static int setup(void **state)
-{
-    (void)state;
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/partile-npy-XXXXXX", base && base[0] ? base : "/tmp");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *path_of(const char *name)
-{
-    static char buf[4200];
-    snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
-    return buf;
-}
 
 static void write_bytes(const char *name, const void *bytes, size_t n)
 {
-    FILE *f = fopen(path_of(name), "wb");
+    FILE *f = fopen(temp_path(name), "wb");
     assert_non_null(f);
     assert_int_equal(fwrite(bytes, 1, n, f), n);
     assert_int_equal(fclose(f), 0);
@@ -79,7 +55,7 @@ static void expect_error(const char *name, const char *needle)
     memset(&a, 0x5a, sizeof a);
     char err[NPY_ERR_SIZE];
     memset(err, 'x', sizeof err);
-    int rc = npy_read(path_of(name), &a, err);
+    int rc = npy_read(temp_path(name), &a, err);
     if (rc == 0)
         print_error("%s: expected an error, got success\n", name);
     assert_int_not_equal(rc, 0);
@@ -111,7 +87,7 @@ static void round_trip(npy_dtype_t dt, int ndim, int64_t d0, int64_t d1)
     }
     int64_t shape[2] = { d0, d1 };
     char err[NPY_ERR_SIZE];
-    const char *p = path_of("rt.npy");
+    const char *p = temp_path("rt.npy");
     assert_int_equal(npy_write(p, dt, ndim, shape, count ? data : NULL, err), 0);
 
     /* The header: v1.0, total preamble + header a multiple of 64, ends in '\n'. */
@@ -161,9 +137,9 @@ static void test_round_trips(void **state)
     }
     int64_t v[3] = { 2, -1, INT64_MAX };
     char err[NPY_ERR_SIZE];
-    assert_int_equal(npy_write_i64(path_of("i64.npy"), v, 3, err), 0);
+    assert_int_equal(npy_write_i64(temp_path("i64.npy"), v, 3, err), 0);
     npy_array_t a;
-    assert_int_equal(npy_read(path_of("i64.npy"), &a, err), 0);
+    assert_int_equal(npy_read(temp_path("i64.npy"), &a, err), 0);
     assert_int_equal(a.dtype, NPY_DTYPE_I8);
     assert_int_equal(a.ndim, 1);
     assert_int_equal(a.count, 3);
@@ -208,7 +184,7 @@ static void test_header_variants(void **state)
                       cases[c].len);
         npy_array_t a;
         char err[NPY_ERR_SIZE];
-        int rc = npy_read(path_of("var.npy"), &a, err);
+        int rc = npy_read(temp_path("var.npy"), &a, err);
         if (rc != 0)
             print_error("case %zu: %s\n", c, err);
         assert_int_equal(rc, 0);
@@ -400,8 +376,8 @@ static void test_write_nd(void **state)
     for (int i = 0; i < 36; i++)
         v[i] = 0.5 * i - 3.0;
     int64_t shape3[3] = { 4, 3, 3 };
-    assert_int_equal(npy_write_nd(path_of("nd.npy"), NPY_DTYPE_F8, 3, shape3, v, err), 0);
-    FILE *f = fopen(path_of("nd.npy"), "rb");
+    assert_int_equal(npy_write_nd(temp_path("nd.npy"), NPY_DTYPE_F8, 3, shape3, v, err), 0);
+    FILE *f = fopen(temp_path("nd.npy"), "rb");
     assert_non_null(f);
     unsigned char buf[128 + sizeof v + 1];
     size_t got = fread(buf, 1, sizeof buf, f);
@@ -414,15 +390,15 @@ static void test_write_nd(void **state)
     assert_memory_equal(buf + 128, v, sizeof v);
     /* the reader stays 1-D/2-D */
     npy_array_t a;
-    assert_int_not_equal(npy_read(path_of("nd.npy"), &a, err), 0);
+    assert_int_not_equal(npy_read(temp_path("nd.npy"), &a, err), 0);
 
     int64_t shapes[2][2] = { { 36, 0 }, { 12, 3 } };
     for (int nd = 1; nd <= 2; nd++) {
-        assert_int_equal(npy_write(path_of("w2.npy"), NPY_DTYPE_F8, nd, shapes[nd - 1], v, err), 0);
-        assert_int_equal(npy_write_nd(path_of("n2.npy"), NPY_DTYPE_F8, nd, shapes[nd - 1], v, err),
+        assert_int_equal(npy_write(temp_path("w2.npy"), NPY_DTYPE_F8, nd, shapes[nd - 1], v, err), 0);
+        assert_int_equal(npy_write_nd(temp_path("n2.npy"), NPY_DTYPE_F8, nd, shapes[nd - 1], v, err),
                          0);
         unsigned char x[128 + sizeof v], y[128 + sizeof v];
-        FILE *fx = fopen(path_of("w2.npy"), "rb"), *fy = fopen(path_of("n2.npy"), "rb");
+        FILE *fx = fopen(temp_path("w2.npy"), "rb"), *fy = fopen(temp_path("n2.npy"), "rb");
         assert_non_null(fx);
         assert_non_null(fy);
         assert_int_equal(fread(x, 1, sizeof x, fx), sizeof x);
@@ -431,11 +407,11 @@ static void test_write_nd(void **state)
         fclose(fy);
         assert_memory_equal(x, y, sizeof x);
     }
-    assert_int_not_equal(npy_write_nd(path_of("w.npy"), NPY_DTYPE_F8, 0, shape3, v, err), 0);
-    assert_int_not_equal(npy_write_nd(path_of("w.npy"), NPY_DTYPE_F8, NPY_WRITE_MAX_DIMS + 1,
+    assert_int_not_equal(npy_write_nd(temp_path("w.npy"), NPY_DTYPE_F8, 0, shape3, v, err), 0);
+    assert_int_not_equal(npy_write_nd(temp_path("w.npy"), NPY_DTYPE_F8, NPY_WRITE_MAX_DIMS + 1,
                                       shape3, v, err), 0);
     int64_t neg[3] = { 4, -3, 3 };
-    assert_int_not_equal(npy_write_nd(path_of("w.npy"), NPY_DTYPE_F8, 3, neg, v, err), 0);
+    assert_int_not_equal(npy_write_nd(temp_path("w.npy"), NPY_DTYPE_F8, 3, neg, v, err), 0);
     assert_true(strlen(err) > 0);
 }
 
@@ -444,21 +420,21 @@ static void test_writer_errors(void **state)
     (void)state;
     char err[NPY_ERR_SIZE];
     int64_t shape[2] = { 2, 2 }, v[4] = { 0 };
-    assert_int_not_equal(npy_write(path_of("no-such-dir/x.npy"), NPY_DTYPE_I8, 1, shape, v, err), 0);
+    assert_int_not_equal(npy_write(temp_path("no-such-dir/x.npy"), NPY_DTYPE_I8, 1, shape, v, err), 0);
     assert_non_null(strstr(err, "cannot create"));
-    assert_int_not_equal(npy_write(path_of("w.npy"), NPY_DTYPE_I8, 3, shape, v, err), 0);
+    assert_int_not_equal(npy_write(temp_path("w.npy"), NPY_DTYPE_I8, 3, shape, v, err), 0);
     assert_true(strlen(err) > 0);
-    assert_int_not_equal(npy_write(path_of("w.npy"), NPY_DTYPE_I8, 2, shape, NULL, err), 0);
+    assert_int_not_equal(npy_write(temp_path("w.npy"), NPY_DTYPE_I8, 2, shape, NULL, err), 0);
     assert_true(strlen(err) > 0);
     int64_t neg[1] = { -1 };
-    assert_int_not_equal(npy_write(path_of("w.npy"), NPY_DTYPE_I8, 1, neg, v, err), 0);
+    assert_int_not_equal(npy_write(temp_path("w.npy"), NPY_DTYPE_I8, 1, neg, v, err), 0);
     assert_true(strlen(err) > 0);
-    assert_int_not_equal(npy_write(path_of("w.npy"), (npy_dtype_t)9, 1, shape, v, err), 0);
+    assert_int_not_equal(npy_write(temp_path("w.npy"), (npy_dtype_t)9, 1, shape, v, err), 0);
     assert_true(strlen(err) > 0);
     /* NULL err is allowed */
-    assert_int_not_equal(npy_write(path_of("w.npy"), NPY_DTYPE_I8, 3, shape, v, NULL), 0);
+    assert_int_not_equal(npy_write(temp_path("w.npy"), NPY_DTYPE_I8, 3, shape, v, NULL), 0);
     npy_array_t a;
-    assert_int_not_equal(npy_read(path_of("nothing-here.npy"), &a, NULL), 0);
+    assert_int_not_equal(npy_read(temp_path("nothing-here.npy"), &a, NULL), 0);
     assert_int_equal(npy_dtype_size((npy_dtype_t)9), 0);
     assert_string_equal(npy_dtype_name(NPY_DTYPE_I4), "int32");
 }
@@ -476,5 +452,5 @@ int main(void)
         cmocka_unit_test(test_writer_errors),
         cmocka_unit_test(test_write_nd),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, temp_dir_setup, temp_dir_teardown);
 }

@@ -22,34 +22,10 @@
 #include <cmocka.h>
 
 #include "tests/sort_util.h"
+#include "tests/temp_dir.h"
 #include "tools/npy.h"
 
 enum { MAX_FILE = 1024, SEEDS = 8 };
-
-static char tmpdir[4096];
-
-static int setup(void **state)
-{
-    (void)state;
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/partile-npy-mut-XXXXXX", base && base[0] ? base : "/tmp");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static const char *path_of(const char *name)
-{
-    static char buf[4200];
-    snprintf(buf, sizeof buf, "%s/%s", tmpdir, name);
-    return buf;
-}
 
 typedef struct file_bytes {
     unsigned char b[MAX_FILE];
@@ -58,7 +34,7 @@ typedef struct file_bytes {
 
 static void write_file(const char *name, const file_bytes *f)
 {
-    FILE *fp = fopen(path_of(name), "wb");
+    FILE *fp = fopen(temp_path(name), "wb");
     assert_non_null(fp);
     assert_int_equal(fwrite(f->b, 1, f->n, fp), f->n);
     assert_int_equal(fclose(fp), 0);
@@ -66,7 +42,7 @@ static void write_file(const char *name, const file_bytes *f)
 
 static void read_file(const char *name, file_bytes *f)
 {
-    FILE *fp = fopen(path_of(name), "rb");
+    FILE *fp = fopen(temp_path(name), "rb");
     assert_non_null(fp);
     f->n = fread(f->b, 1, MAX_FILE, fp);
     assert_true(f->n > 0 && f->n < MAX_FILE);
@@ -98,15 +74,15 @@ static int make_seeds(file_bytes seeds[SEEDS])
     const int64_t s23[2] = { 3, 2 }, s22[2] = { 2, 2 }, s3[1] = { 3 }, s5[1] = { 5 }, s03[2] = { 0, 3 };
     char err[NPY_ERR_SIZE];
     int k = 0;
-    assert_int_equal(npy_write(path_of("s0.npy"), NPY_DTYPE_F8, 2, s23, d, err), 0);
+    assert_int_equal(npy_write(temp_path("s0.npy"), NPY_DTYPE_F8, 2, s23, d, err), 0);
     read_file("s0.npy", &seeds[k++]);
-    assert_int_equal(npy_write(path_of("s1.npy"), NPY_DTYPE_F4, 2, s22, fl, err), 0);
+    assert_int_equal(npy_write(temp_path("s1.npy"), NPY_DTYPE_F4, 2, s22, fl, err), 0);
     read_file("s1.npy", &seeds[k++]);
-    assert_int_equal(npy_write(path_of("s2.npy"), NPY_DTYPE_I8, 1, s3, i8, err), 0);
+    assert_int_equal(npy_write(temp_path("s2.npy"), NPY_DTYPE_I8, 1, s3, i8, err), 0);
     read_file("s2.npy", &seeds[k++]);
-    assert_int_equal(npy_write(path_of("s3.npy"), NPY_DTYPE_I4, 1, s5, i4, err), 0);
+    assert_int_equal(npy_write(temp_path("s3.npy"), NPY_DTYPE_I4, 1, s5, i4, err), 0);
     read_file("s3.npy", &seeds[k++]);
-    assert_int_equal(npy_write(path_of("s4.npy"), NPY_DTYPE_F8, 2, s03, NULL, err), 0);
+    assert_int_equal(npy_write(temp_path("s4.npy"), NPY_DTYPE_F8, 2, s03, NULL, err), 0);
     read_file("s4.npy", &seeds[k++]);
     const float f6[6] = { 1.0f, -0.5f, 3.0f, 1e-40f, 2.0f, -7.0f };
     hand_file(&seeds[k++], 2, "{'shape':(2,3),'fortran_order':False,'descr':'<f4',}\n", f6,
@@ -171,7 +147,7 @@ static int check_file(const file_bytes *f)
     char err[NPY_ERR_SIZE];
     memset(&a, 0x5a, sizeof a); /* npy_read must zero it first */
     memset(err, 0x5a, sizeof err);
-    const int rc = npy_read(path_of("m.npy"), &a, err);
+    const int rc = npy_read(temp_path("m.npy"), &a, err);
     assert_true(rc == 0 || rc == -1);
     if (rc != 0) {
         const size_t len = strnlen(err, NPY_ERR_SIZE);
@@ -193,9 +169,9 @@ static int check_file(const file_bytes *f)
     assert_true(a.count * esize + 10 <= f->n);
     /* the round trip gives the same array */
     char werr[NPY_ERR_SIZE];
-    assert_int_equal(npy_write(path_of("w.npy"), a.dtype, a.ndim, a.shape, a.data, werr), 0);
+    assert_int_equal(npy_write(temp_path("w.npy"), a.dtype, a.ndim, a.shape, a.data, werr), 0);
     npy_array_t b;
-    assert_int_equal(npy_read(path_of("w.npy"), &b, werr), 0);
+    assert_int_equal(npy_read(temp_path("w.npy"), &b, werr), 0);
     assert_int_equal(b.dtype, a.dtype);
     assert_int_equal(b.ndim, a.ndim);
     assert_int_equal(b.shape[0], a.shape[0]);
@@ -250,5 +226,5 @@ int main(void)
         cmocka_unit_test(test_seeds_accepted),
         cmocka_unit_test(test_mutations),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, temp_dir_setup, temp_dir_teardown);
 }
