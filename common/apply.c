@@ -62,6 +62,9 @@ int partile_mass_apply_matfree_f32(partile_context_t *ctx, const partile_mass_pa
     int st = partile_mass_layout(p->grid, p->shape, p->kind, &L);
     if (st < 0)
         return st;
+    if (p->order != PARTILE_ORDER_BY_POINT && p->order != PARTILE_ORDER_BY_CELL)
+        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "matrix-free apply order %d",
+                            (int)p->order);
     if (p->order != PARTILE_ORDER_BY_POINT)
         return partile_fail(PARTILE_ERROR_UNSUPPORTED,
                             "the FP32 matrix-free apply has the point order only (order %d)",

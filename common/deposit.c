@@ -6,28 +6,29 @@
 #include "common/bad_particle.h"
 #include "common/checked.h"
 #include "common/context_internal.h"
+#include "common/grid_checks.h"
 #include "common/shape.h"
 
-int partile_field_shape(const partile_grid_t *grid, partile_centering_t centering,
-                        int64_t points[3], int64_t *total)
+int partile_count_field_points(const partile_grid_t *grid, partile_centering_t centering,
+                               int64_t points[3], int64_t *total)
 {
     int64_t ncells;
-    int st = partile_grid_cell_count(grid, &ncells);
+    int st = partile_count_grid_cells(grid, &ncells);
     if (st < 0)
         return st;
     if (!points || !total)
         return partile_fail(PARTILE_ERROR_NULL_POINTER, "%s is NULL", points ? "total" : "points");
     if (centering != PARTILE_CENTERING_NODE && centering != PARTILE_CENTERING_CELL)
         return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "centering %d", (int)centering);
-    int64_t t = 1;
-    for (int a = 0; a < 3; a++) {
-        points[a] = a < grid->dim ? partile_axis_points(grid->cells[a], grid->periodic[a],
-                                                        centering)
-                                  : 1;
-        t *= points[a]; /* cells < 2^52 in total, points at most 27× that */
-    }
-    *total = t;
+    *total = partile_grid_points(grid, centering, points);
     return PARTILE_SUCCESS;
+}
+
+int partile_field_shape(const partile_grid_t *grid, partile_centering_t centering,
+                        int64_t points[3], int64_t *total)
+{
+    partile_clear_error();
+    return partile_count_field_points(grid, centering, points, total);
 }
 
 static int check_transfer(const partile_transfer_t *t, size_t n, const partile_vectors_t *pos)
@@ -35,7 +36,7 @@ static int check_transfer(const partile_transfer_t *t, size_t n, const partile_v
     if (!t || !pos)
         return partile_fail(PARTILE_ERROR_NULL_POINTER, "%s is NULL", t ? "pos" : "transfer");
     int64_t points[3], total;
-    int st = partile_field_shape(t->grid, t->centering, points, &total);
+    int st = partile_count_field_points(t->grid, t->centering, points, &total);
     if (st < 0)
         return st;
     if (t->shape < PARTILE_SHAPE_NGP || t->shape > PARTILE_SHAPE_OVERLAP)

@@ -10,6 +10,7 @@
 #include "common/bad_particle.h"
 #include "common/checked.h"
 #include "common/context_internal.h"
+#include "common/grid_checks.h"
 #include "common/mass_checks.h"
 #include "common/mass_math.h"
 #include "common/shape.h"
@@ -17,7 +18,7 @@
 static int check_shape_grid(const partile_grid_t *grid, partile_shape_t shape)
 {
     int64_t ncells;
-    int st = partile_grid_cell_count(grid, &ncells);
+    int st = partile_count_grid_cells(grid, &ncells);
     if (st < 0)
         return st;
     if (shape != PARTILE_SHAPE_CIC && shape != PARTILE_SHAPE_TSC)
@@ -44,7 +45,7 @@ int partile_mass_layout(const partile_grid_t *grid, partile_shape_t shape,
     if (kind != PARTILE_MASS_SCALAR && kind != PARTILE_MASS_TENSOR)
         return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "kind %d", (int)kind);
     int64_t pts[3], total;
-    if ((st = partile_field_shape(grid, PARTILE_CENTERING_NODE, pts, &total)) < 0)
+    if ((st = partile_count_field_points(grid, PARTILE_CENTERING_NODE, pts, &total)) < 0)
         return st;
     layout->points = total;
     layout->offsets = partile_mass_stored_offsets((int)shape, grid->dim);
@@ -178,7 +179,7 @@ static int cmp_col(const void *x, const void *y)
 static int export_all(const partile_grid_t *g, partile_shape_t shape, export_ctx *e)
 {
     int64_t pts[3], total;
-    partile_field_shape(g, PARTILE_CENTERING_NODE, pts, &total);
+    partile_count_field_points(g, PARTILE_CENTERING_NODE, pts, &total);
     const int n = partile_mass_order((int)shape);
     col_entry row[125];
     if (e->indptr)

@@ -10,6 +10,7 @@
 #include "common/bad_particle.h"
 #include "common/checked.h"
 #include "common/context_internal.h"
+#include "common/grid_checks.h"
 
 static int check_params(const partile_grid_t *g, const partile_pair_params_t *p)
 {
@@ -49,7 +50,7 @@ int partile_pairs(partile_context_t *ctx, const partile_grid_t *grid,
 {
     PARTILE_CHECK_CTX(ctx);
     int64_t ncells;
-    int st = partile_grid_cell_count(grid, &ncells);
+    int st = partile_count_grid_cells(grid, &ncells);
     if (st < 0)
         return st;
     if (!params || !pos || !cell_offsets)
@@ -114,6 +115,7 @@ const char *partile_pairs_strategy_name(int strategy)
 
 int partile_pairs_strategy_from_name(const char *name, int *strategy)
 {
+    partile_clear_error();
     if (!name || !strategy)
         return partile_fail(PARTILE_ERROR_NULL_POINTER, "name or strategy is NULL");
     for (int s = 0; s < PARTILE_PAIRS_STRATEGIES; s++)

@@ -86,6 +86,19 @@ static inline PARTILE_HD int64_t partile_axis_points(int64_t cells, int periodic
     return periodic ? cells : centering == PARTILE_CENTERING_NODE ? cells + 3 : cells + 2;
 }
 
+/* Points per axis of a checked grid (unused axes: 1), and their product
+ * (cells < 2^52 in total, points at most 27 times that). */
+static inline PARTILE_HD int64_t partile_grid_points(const partile_grid_t *g, int centering,
+                                                     int64_t points[3])
+{
+    int64_t total = 1;
+    for (int a = 0; a < 3; a++) {
+        points[a] = a < g->dim ? partile_axis_points(g->cells[a], g->periodic[a], centering) : 1;
+        total *= points[a];
+    }
+    return total;
+}
+
 /* A particle's stencils along all axes (unused axes: one point, weight 1),
  * and its cell; 0 or a PARTILE_BIN_* code. */
 static inline PARTILE_HD int partile_particle_stencil(const partile_grid_t *g, int shape,

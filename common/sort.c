@@ -9,6 +9,7 @@
 #include "common/bad_particle.h"
 #include "common/checked.h"
 #include "common/context_internal.h"
+#include "common/grid_checks.h"
 
 size_t partile_dtype_size(partile_dtype_t type)
 {
@@ -23,7 +24,7 @@ size_t partile_dtype_size(partile_dtype_t type)
 
 static const char *axis_name(int a) { return a == 0 ? "x" : a == 1 ? "y" : "z"; }
 
-int partile_grid_cell_count(const partile_grid_t *g, int64_t *count)
+int partile_count_grid_cells(const partile_grid_t *g, int64_t *count)
 {
     if (!g || !count)
         return partile_fail(PARTILE_ERROR_NULL_POINTER, "%s is NULL", g ? "count" : "grid");
@@ -48,6 +49,12 @@ int partile_grid_cell_count(const partile_grid_t *g, int64_t *count)
     }
     *count = total;
     return PARTILE_SUCCESS;
+}
+
+int partile_grid_cell_count(const partile_grid_t *g, int64_t *count)
+{
+    partile_clear_error();
+    return partile_count_grid_cells(g, count);
 }
 
 static int check_vectors(const partile_grid_t *g, size_t n, const partile_vectors_t *v,
@@ -94,7 +101,7 @@ int partile_bin(partile_context_t *ctx, const partile_grid_t *grid, size_t n,
 {
     PARTILE_CHECK_CTX(ctx);
     int64_t ncells;
-    int st = partile_grid_cell_count(grid, &ncells);
+    int st = partile_count_grid_cells(grid, &ncells);
     if (st < 0 || (st = check_vectors(grid, n, pos, "pos")) < 0)
         return st;
     if (n == 0)
@@ -113,7 +120,7 @@ int partile_sort(partile_context_t *ctx, const partile_grid_t *grid, size_t n,
 {
     PARTILE_CHECK_CTX(ctx);
     int64_t ncells;
-    int st = partile_grid_cell_count(grid, &ncells);
+    int st = partile_count_grid_cells(grid, &ncells);
     if (st < 0 || (st = check_vectors(grid, n, pos, "pos")) < 0)
         return st;
     if (!offsets || (n > 0 && !perm))
@@ -133,7 +140,7 @@ int partile_resort(partile_context_t *ctx, const partile_grid_t *grid, size_t n,
 {
     PARTILE_CHECK_CTX(ctx);
     int64_t ncells;
-    int st = partile_grid_cell_count(grid, &ncells);
+    int st = partile_count_grid_cells(grid, &ncells);
     if (st < 0 || (st = check_vectors(grid, n, pos, "pos")) < 0)
         return st;
     if (!offsets || !old_offsets || (n > 0 && (!perm || !old_cell)))
@@ -211,7 +218,7 @@ int partile_sort_interval(partile_context_t *ctx, const partile_grid_t *grid, si
 {
     PARTILE_CHECK_CTX(ctx);
     int64_t ncells;
-    int st = partile_grid_cell_count(grid, &ncells);
+    int st = partile_count_grid_cells(grid, &ncells);
     if (st < 0 || (st = check_vectors(grid, n, vel, "velocities")) < 0)
         return st;
     if (!advice)

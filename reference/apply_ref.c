@@ -7,6 +7,7 @@
 
 #include "common/apply_math.h"
 #include "common/error.h"
+#include "common/grid_checks.h"
 #include "reference/apply_ref.h"
 #include "reference/deposit_ref.h"
 #include "reference/mass_ref.h"
@@ -22,7 +23,7 @@ int partile_mass_apply_matfree_f32_ref(const partile_mass_params_t *p, size_t n,
     partile_mass_layout(g, p->shape, p->kind, &L);
     const int m = p->kind == PARTILE_MASS_TENSOR ? 3 : 1;
     int64_t ncells;
-    partile_grid_cell_count(g, &ncells);
+    partile_count_grid_cells(g, &ncells);
     const size_t nn = n ? n : 1;
     float *V = malloc(nn * m * sizeof *V), *F = calloc((size_t)L.points * m, sizeof *F);
     float *w = malloc(nn * 3 * sizeof *w);

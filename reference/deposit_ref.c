@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/grid_checks.h"
 #include "common/shape.h"
 #include "reference/deposit_ref.h"
 #include "reference/sort_ref.h"
@@ -154,8 +155,8 @@ int partile_deposit_ref(const partile_transfer_t *t, size_t n, const partile_vec
     const partile_grid_t *g = t->grid;
     const int m = t->components;
     int64_t ncells, points[3], total;
-    partile_grid_cell_count(g, &ncells);
-    partile_field_shape(g, t->centering, points, &total);
+    partile_count_grid_cells(g, &ncells);
+    partile_count_field_points(g, t->centering, points, &total);
     int64_t *cell = malloc((n ? n : 1) * sizeof *cell);
     int64_t *order = malloc((n ? n : 1) * sizeof *order);
     int64_t *offsets = malloc((size_t)(ncells + 1) * sizeof *offsets);

@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "common/error.h"
+#include "common/grid_checks.h"
 #include "common/mass_math.h"
 #include "common/shape.h"
 #include "reference/mass_ref.h"
@@ -83,8 +84,8 @@ int partile_mass_assemble_ref(const partile_mass_params_t *p, size_t n,
     partile_mass_layout_t L;
     partile_mass_layout(g, p->shape, p->kind, &L);
     int64_t ncells, pts[3], total;
-    partile_grid_cell_count(g, &ncells);
-    partile_field_shape(g, PARTILE_CENTERING_NODE, pts, &total);
+    partile_count_grid_cells(g, &ncells);
+    partile_count_field_points(g, PARTILE_CENTERING_NODE, pts, &total);
     const int order = partile_mass_order((int)p->shape), np1 = order + 1;
     const int comps = L.components;
     const int ngroups = p->shape == PARTILE_SHAPE_TSC ? 1 << g->dim : 1;
@@ -265,7 +266,7 @@ int partile_mass_apply_assembled_ref(const partile_mass_params_t *p, const doubl
     partile_mass_layout_t L;
     partile_mass_layout(g, p->shape, p->kind, &L);
     int64_t pts[3], total;
-    partile_field_shape(g, PARTILE_CENTERING_NODE, pts, &total);
+    partile_count_field_points(g, PARTILE_CENTERING_NODE, pts, &total);
     const int order = partile_mass_order((int)p->shape), m = p->kind == PARTILE_MASS_TENSOR ? 3 : 1;
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < total; r++) {

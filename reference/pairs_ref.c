@@ -7,6 +7,7 @@
 
 #include "common/binning.h"
 #include "common/error.h"
+#include "common/grid_checks.h"
 #include "common/pairs_math.h"
 #include "reference/pairs_ref.h"
 #include "reference/sort_ref.h"
@@ -94,7 +95,7 @@ int partile_pairs_ref(const partile_grid_t *g, const partile_pair_params_t *pp, 
                       void *scalar, int64_t *bad)
 {
     int64_t ncells;
-    partile_grid_cell_count(g, &ncells);
+    partile_count_grid_cells(g, &ncells);
     int64_t *cell = malloc(n * sizeof *cell);
     if (!cell)
         return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "pairs scratch");

@@ -221,6 +221,58 @@ static void test_timing(void **state)
     partile_context_destroy(ctx);
 }
 
+/* A failure's detail is recorded for the calling thread; every API call that
+ * returns a status forgets it first (status.h), the calls without a context
+ * too, so a later success never carries an earlier failure's detail. */
+static void fail_with_detail(void)
+{
+    partile_context_t *ctx = NULL;
+    assert_int_equal(partile_context_create("vulkan", 0, &ctx), PARTILE_ERROR_UNKNOWN_BACKEND);
+    assert_true(strlen(partile_last_error_detail()) > 0);
+}
+
+static void test_detail_forgotten(void **state)
+{
+    (void)state;
+    partile_grid_t g;
+    memset(&g, 0, sizeof g);
+    g.dim = 2;
+    for (int a = 0; a < 3; a++)
+        g.cells[a] = 4, g.spacing[a] = 0.25, g.periodic[a] = 1;
+    int64_t count = 0, points[3], total = 0;
+    fail_with_detail();
+    assert_int_equal(partile_grid_cell_count(&g, &count), PARTILE_SUCCESS);
+    assert_string_equal(partile_last_error_detail(), "");
+    fail_with_detail();
+    assert_int_equal(partile_field_shape(&g, PARTILE_CENTERING_NODE, points, &total),
+                     PARTILE_SUCCESS);
+    assert_string_equal(partile_last_error_detail(), "");
+    int strategy = -1;
+    fail_with_detail();
+    assert_int_equal(partile_pairs_strategy_from_name("naive", &strategy), PARTILE_SUCCESS);
+    assert_string_equal(partile_last_error_detail(), "");
+    partile_mass_layout_t layout;
+    fail_with_detail();
+    assert_int_equal(partile_mass_layout(&g, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, &layout),
+                     PARTILE_SUCCESS);
+    assert_string_equal(partile_last_error_detail(), "");
+    fail_with_detail();
+    assert_int_equal(partile_mass_export_count(&g, PARTILE_SHAPE_CIC, &count), PARTILE_SUCCESS);
+    assert_string_equal(partile_last_error_detail(), "");
+    partile_backend_info_t info;
+    fail_with_detail();
+    assert_int_equal(partile_backend_query(0, &info), PARTILE_SUCCESS);
+    assert_string_equal(partile_last_error_detail(), "");
+    /* the queries that return no status leave it: partile_status_string
+     * and the detail are read together (the Fortran partile_message) */
+    fail_with_detail();
+    (void)partile_status_string(PARTILE_ERROR_UNKNOWN_BACKEND);
+    (void)partile_pairs_strategy_name(1);
+    (void)partile_dtype_size(PARTILE_DTYPE_FLOAT64);
+    (void)partile_version();
+    assert_true(strlen(partile_last_error_detail()) > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -231,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_memory_bad_input),
         cmocka_unit_test(test_mma_bad_input),
         cmocka_unit_test(test_timing),
+        cmocka_unit_test(test_detail_forgotten),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

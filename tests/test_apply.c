@@ -161,6 +161,9 @@ static void test_bad_input(void **state)
     p.order = PARTILE_ORDER_BY_CELL;
     assert_int_equal(partile_mass_apply_matfree_f32(ctx, &p, n, &pos, off, qf, NULL, xf, yf, NULL),
                      PARTILE_ERROR_UNSUPPORTED);
+    p.order = (partile_deposit_order_t)2; /* not an order at all: as in FP64 */
+    assert_int_equal(partile_mass_apply_matfree_f32(ctx, &p, n, &pos, off, qf, NULL, xf, yf, NULL),
+                     PARTILE_ERROR_INVALID_ARGUMENT);
     for (int i = 0; i < 36; i++)
         assert_true(y[i] == -3 && yf[i] == -3.0f); /* untouched */
     p.order = PARTILE_ORDER_BY_POINT;

@@ -12,7 +12,8 @@
  * from 0 (scalar: q_p·X_p); F = the sorted-path deposit of V into a zero
  * field (partile_deposit with the cell list, in params->order: BY_POINT,
  * the default, or BY_CELL — deposit.h; the two round differently); y = σ·F.
- * The FP32 apply has the point order only (BY_CELL: PARTILE_ERROR_UNSUPPORTED).
+ * The FP32 apply has the point order only (BY_CELL: PARTILE_ERROR_UNSUPPORTED;
+ * an order that is neither, as in FP64: PARTILE_ERROR_INVALID_ARGUMENT).
  * Assembled: y_g,i = fma chain from 0 over the full stencil of g (offsets z
  * outermost, x innermost,
  * each from −n to n, neighbours outside a non-periodic grid skipped) and

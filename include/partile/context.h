@@ -26,7 +26,8 @@ typedef struct partile_context partile_context_t;
 
 /* Create a context. backend_name: "reference", "cuda", "hip" or "auto"
  * ("auto" takes the first GPU backend with a device, else "reference").
- * device: device index within the backend (ignored by "reference").
+ * device: device index within the backend ("reference" has the one device
+ * 0; any other index gives PARTILE_ERROR_BAD_DEVICE_INDEX).
  * On failure *ctx is set to NULL and a negative status is returned:
  * PARTILE_ERROR_UNKNOWN_BACKEND, PARTILE_ERROR_NOT_COMPILED,
  * PARTILE_ERROR_NO_DEVICE, PARTILE_ERROR_BAD_DEVICE_INDEX, ...

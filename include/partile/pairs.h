@@ -80,7 +80,8 @@ typedef struct partile_pair_params {
 /* Per-particle results, in the positions' type (FLOAT64 or FLOAT32):
  * force (LJ: grid->dim arrays; NULL to skip) and scalar (LJ: energy, SPH:
  * density; NULL to skip). *total (host, may be NULL) = Σ_i scalar_i,
- * summed in FP64 in particle order. Bad positions, an unsorted list, cells
+ * summed in FP64 in particle order; a total needs the scalar output it sums
+ * (total without scalar: PARTILE_ERROR_NULL_POINTER). Bad positions, an unsorted list, cells
  * narrower than the cutoff: a negative status, outputs untouched. */
 int partile_pairs(partile_context_t *ctx, const partile_grid_t *grid,
                   const partile_pair_params_t *params, size_t n, const partile_vectors_t *pos,

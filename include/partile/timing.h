@@ -20,7 +20,7 @@ typedef struct partile_timing {
     int repeats;
 } partile_timing_t;
 
-/* Stops at the first non-zero status fn returns and passes it on. */
+/* Stops at the first negative status fn returns and passes it on. */
 int partile_time(partile_context_t *ctx, partile_timed_fn fn, void *arg,
                  int warmup, int repeats, partile_timing_t *timing);
 
