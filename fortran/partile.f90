@@ -31,6 +31,7 @@ module partile
        PARTILE_SHAPE_TSC = 2, PARTILE_SHAPE_OVERLAP = 3, &
        PARTILE_CENTERING_NODE = 0, PARTILE_CENTERING_CELL = 1, &
        PARTILE_ORDER_BY_POINT = 0, PARTILE_ORDER_BY_CELL = 1
+  integer(c_int), parameter, public :: PARTILE_MAX_COMPONENTS = 16
 
   type, bind(C), public :: partile_grid_t
      integer(c_int) :: dim = 0
@@ -79,6 +80,8 @@ module partile
   integer(c_int), parameter, public :: PARTILE_MASS_FP64 = 0, PARTILE_MASS_TF32 = 1
   ! partile/pairs.h
   integer(c_int), parameter, public :: PARTILE_PAIRS_LJ = 0, PARTILE_PAIRS_SPH_DENSITY = 1
+  integer(c_int), parameter, public :: PARTILE_PAIRS_AUTO = 0, PARTILE_PAIRS_NAIVE = 1, &
+       PARTILE_PAIRS_ALL_IN_SM = 2, PARTILE_PAIRS_X_PENCIL = 3, PARTILE_PAIRS_X_PENCIL_REG = 4
   integer(c_int), parameter, public :: PARTILE_PAIRS_STRATEGIES = 5
 
   type, bind(C), public :: partile_mass_layout_t
@@ -124,7 +127,8 @@ module partile
        partile_pairs_select, partile_sort_interval, partile_backend_count, partile_backend_query, &
        partile_context_backend, partile_context_device, partile_pairs_strategy_name, &
        partile_pairs_strategy_from_name, partile_dtype_size, partile_version, &
-       partile_context_set_stream, partile_context_get_stream
+       partile_context_set_stream, partile_context_get_stream, partile_status_string, &
+       partile_last_error_detail
 
   interface
      integer(c_int) function c_context_create(backend, device, ctx) &
@@ -479,6 +483,19 @@ contains
     integer(c_int), intent(out) :: strategy
     partile_pairs_strategy_from_name = c_pairs_strategy_from_name(trim(name) // c_null_char, strategy)
   end function partile_pairs_strategy_from_name
+
+  !> The status's fixed message, e.g. "invalid argument".
+  function partile_status_string(status) result(msg)
+    integer(c_int), intent(in) :: status
+    character(len=:), allocatable :: msg
+    msg = from_c(c_status_string(status))
+  end function partile_status_string
+
+  !> This thread's detail of the last failed call ("" if none): what was wrong and where.
+  function partile_last_error_detail() result(detail)
+    character(len=:), allocatable :: detail
+    detail = from_c(c_last_error_detail())
+  end function partile_last_error_detail
 
   !> "message: detail" for a status, as a Fortran string.
   function partile_message(status) result(msg)

@@ -241,6 +241,15 @@ program test_fortran
   st = partile_sort(ctx, grid, int(n, c_size_t), pos, c_loc(offsets), c_loc(perm), c_null_ptr, c_loc(bad))
   if (st /= PARTILE_ERROR_NOT_FINITE .or. bad /= 6) error stop "NaN not reported"
   if (index(partile_message(st), "particle 6") == 0) error stop "message"
+  if (index(partile_last_error_detail(), "particle 6") == 0) error stop "detail"
+  if (partile_status_string(st) == "" .or. index(partile_message(st), partile_status_string(st)) /= 1) &
+       error stop "status string"
+  ! a later success forgets the detail (every call that returns a status)
+  block
+    integer(c_int64_t) :: cells
+    if (partile_grid_cell_count(grid, cells) /= PARTILE_SUCCESS) error stop "cell count"
+  end block
+  if (partile_last_error_detail() /= "") error stop "stale detail"
   call check(partile_context_destroy(ctx), "destroy")
   print '(a)', "fortran: ok"
 contains
