@@ -56,6 +56,8 @@ nan = np.load(f"{d}/p2.npy"); nan[11, 0] = np.nan
 np.save(f"{d}/nan.npy", nan)
 out = np.load(f"{d}/p2.npy"); out[13, 1] = 4.2                     # upper edge: outside
 np.save(f"{d}/outside.npy", out)
+same = np.load(f"{d}/p2.npy"); same[17] = same[5]                   # LJ at r = 0
+np.save(f"{d}/same.npy", same)
 np.save(f"{d}/p2int.npy", np.zeros((n2, 2), dtype=np.int64))
 EOF
 
@@ -281,6 +283,10 @@ bad nan-periodic 1 "particle 11" $R $SPH --cutoff 1 --box $B2 --periodic \
 bad outside 1 "particle 13" $R $LJ --cutoff 1 --box $B2 --positions "$tmp/outside.npy"
 bad periodic-2-cells 1 "needs at least 3" $R $LJ --cutoff 1.5 --box $B2 --periodic $P2
 bad sph-support 1 "2h <= cutoff" $R --interaction sph --h 0.6 --mass 1 --cutoff 1 --box $B2 $P2
+bad lj-same-position 1 "particle 17 is at the same position" $R $LJ --cutoff 1 --box $B2 \
+    --positions "$tmp/same.npy"
+bad lj-overflow 1 "may overflow" $R --interaction lj --epsilon 1e308 --sigma 0.9 --cutoff 1 \
+    --box $B2 $P2
 bad sigma-zero 1 "sigma > 0" $R --interaction lj --epsilon 1 --sigma 0 --cutoff 1 --box $B2 $P2
 bad positions-3-axes 1 "need (Np, 3)" $R $LJ --cutoff 1 --box $B3 $P2
 bad positions-int 1 "float64 or float32" $R $LJ --cutoff 1 --box $B2 --positions "$tmp/p2int.npy"

@@ -48,6 +48,56 @@ static int pairs_probe(partile_context_t *ctx)
     return st;
 }
 
+/* Value k of an FP32 or FP64 host array, as a double. */
+static double host_value(const void *data, size_t esize, size_t k)
+{
+    return esize == 4 ? (double)((const float *)data)[k] : ((const double *)data)[k];
+}
+
+/* The library computes what the formulas give: LJ divides by r², so two
+ * particles at one position (or ε, σ so large that the powers overflow)
+ * give an infinite or NaN force and energy. Rather than write them, name
+ * the first particle (input order) whose results are not finite, and the
+ * particle at its very position if there is one; nonzero then. */
+static int report_non_finite(const char *cmd, const host_positions *hp, int dim, int lj,
+                             const unsigned char *force, const unsigned char *scalar,
+                             const partile_pair_params_t *params)
+{
+    size_t p = 0;
+    for (; p < hp->n; p++) {
+        int finite = isfinite(host_value(scalar, hp->esize, p));
+        for (int a = 0; lj && a < dim; a++)
+            finite &= isfinite(host_value(force, hp->esize, p * (size_t)dim + (size_t)a));
+        if (!finite)
+            break;
+    }
+    if (p == hp->n)
+        return 0;
+    char at[200] = "";
+    int len = 0;
+    for (int a = 0; a < dim; a++)
+        len += snprintf(at + len, sizeof at - (size_t)len, "%s%.17g", a ? ", " : "",
+                        host_value(hp->axis[a], hp->esize, p));
+    fprintf(stderr, "partile %s: the %s of particle %zu at (%s) is not finite; nothing written\n",
+            cmd, lj ? "LJ force or energy" : "SPH density", p, at);
+    if (!lj)
+        return 1;
+    for (size_t q = 0; q < hp->n; q++) {
+        int same = q != p;
+        for (int a = 0; same && a < dim; a++)
+            same = host_value(hp->axis[a], hp->esize, q) == host_value(hp->axis[a], hp->esize, p);
+        if (same) {
+            fprintf(stderr, "partile %s: particle %zu is at the same position: LJ divides by "
+                            "r^2 = 0\n", cmd, q);
+            return 1;
+        }
+    }
+    fprintf(stderr, "partile %s: no other particle is at its position; --epsilon %g and --sigma "
+                    "%g may overflow the %s powers (sigma/r)^12 for its closest pairs\n",
+            cmd, params->epsilon, params->sigma, hp->esize == 4 ? "FP32" : "FP64");
+    return 1;
+}
+
 int cmd_pairs(int argc, char **argv)
 {
     const char *cmd = "pairs";
@@ -308,6 +358,9 @@ int cmd_pairs(int argc, char **argv)
                 memcpy(h_scalar + p * esize, h_sorted + i * esize, esize);
         }
     }
+
+    if (report_non_finite(cmd, &hp, dim, lj, h_force, h_scalar, &params))
+        goto done;
 
     /* The outputs. */
     if ((created = make_dir(cmd, out)) < 0) {

@@ -9,7 +9,11 @@
  *   LJ           force F_i = Σ 24ε (2(σ/r)^12 − (σ/r)^6) / r² · d_ij and
  *                potential energy e_i = ½ Σ 4ε((σ/r)^12 − (σ/r)^6) − shift
  *                (shift: the same at r_c when `shifted`, else 0), so that
- *                Σ_i e_i is the total energy;
+ *                Σ_i e_i is the total energy; two particles at one
+ *                position (r = 0), or ε and σ large enough to overflow
+ *                the powers, give infinite or NaN results, which are
+ *                returned as computed, not checked (`partile pairs`
+ *                refuses to write them and names the particles);
  *   SPH density  ρ_i = m W(0) + Σ m W(r_ij), W the cubic spline of
  *                smoothing length h (support 2h ≤ r_c), normalised for d.
  * d_ij = x_i − x_j, per periodic axis reduced to the minimum image
