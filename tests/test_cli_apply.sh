@@ -53,6 +53,12 @@ np.save(f"{d}/x2n_rows.npy", np.zeros(8 * 9 - 1))
 np.save(f"{d}/x2n_cols.npy", np.zeros((8 * 9, 2)))
 np.save(f"{d}/x2n_int.npy", np.zeros(8 * 9, dtype=np.int64))
 np.save(f"{d}/q2rows.npy", np.zeros(n2 + 1))
+big = np.load(f"{d}/q2.npy"); big[13] = 1e39                       # finite, not in float32
+np.save(f"{d}/q2big.npy", big)
+big = np.load(f"{d}/w2.npy"); big[21, 2] = -4e38
+np.save(f"{d}/w2big.npy", big)
+big = np.load(f"{d}/x2ns.npy"); big[40] = 3.5e38
+np.save(f"{d}/x2nbig.npy", big)
 open(f"{d}/garbage.npy", "w").write("not a numpy file\n")
 with open(f"{d}/x2n_trunc.npy", "wb") as f:
     f.write(open(f"{d}/x2ns.npy", "rb").read()[:-8])
@@ -206,6 +212,9 @@ bad x-int "x must be float64, not int64" $base --mode matfree --x "$tmp/x2n_int.
 bad charges-rows "charges have shape \(301,\)" --backend reference --cells 5,6 --lower -1,0 --upper 1.5,3 --positions "$tmp/p2.npy" --charges "$tmp/q2rows.npy" --shape cic --kind scalar --mode matfree --x "$tmp/x2ns.npy" --out "$tmp/bad.npy"
 bad tensor-no-omega "needs --omega" $base --kind tensor --mode matfree --x "$tmp/x2nt.npy"
 bad nan-position "NaN or infinite" --backend reference --cells 5,6 --lower -1,0 --upper 1.5,3 --positions "$tmp/nan.npy" --charges "$tmp/q2.npy" --shape cic --kind scalar --mode matfree --x "$tmp/x2ns.npy" --out "$tmp/bad.npy"
+bad fp32-charge-range "a charge .*q2big.npy. holds 9.99[0-9]*e\+38, beyond the float32 range" --backend reference --cells 5,6 --lower -1,0 --upper 1.5,3 --positions "$tmp/p2.npy" --charges "$tmp/q2big.npy" --shape cic --kind scalar --mode matfree --precision fp32 --x "$tmp/x2ns.npy" --out "$tmp/bad.npy"
+bad fp32-omega-range "is particle 21 of" $base --kind tensor --omega "$tmp/w2big.npy" --mode matfree --precision fp32 --x "$tmp/x2nt.npy"
+bad fp32-x-range "x, row 40, .*beyond the float32 range" $base --mode matfree --precision fp32 --x "$tmp/x2nbig.npy"
 bad bad-shape "--shape needs cic or tsc" --backend reference --cells 5,6 --lower -1,0 --upper 1.5,3 --positions "$tmp/p2.npy" --charges "$tmp/q2.npy" --shape ngp --kind scalar --mode matfree --x "$tmp/x2ns.npy" --out "$tmp/bad.npy"
 }
 

@@ -1,6 +1,7 @@
 /* partile apply: y = M x for the particle mass matrix, matrix-free or
  * assembled (include/partile/apply.h), x and y as .npy files. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,26 @@ static int assembled_probe(partile_context_t *ctx)
     }
     partile_free(ctx, d);
     return st;
+}
+
+/* The first of count doubles that float32 cannot hold (finite, but rounding
+ * to infinity: |v| >= FLT_MAX + half its ulp), or -1; the rest converted
+ * into dst. Checked before converting: out of range, the conversion is
+ * undefined in C. */
+static long long narrow_to_float(const double *src, float *dst, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (isfinite(src[i]) && fabs(src[i]) >= 0x1.ffffffp127)
+            return (long long)i;
+        dst[i] = (float)src[i];
+    }
+    return -1;
+}
+
+static void report_beyond_float(const char *cmd, const char *what, const char *path, double v)
+{
+    fprintf(stderr, "partile %s: %s (%s) holds %.17g, beyond the float32 range of --precision "
+                    "fp32 (|v| <= 3.4028235e38)\n", cmd, what, path, v);
 }
 
 int cmd_apply(int argc, char **argv)
@@ -186,9 +207,13 @@ int cmd_apply(int argc, char **argv)
         goto done;
     }
     /* x in the precision asked */
-    if (apply_fp32)
-        for (size_t i = 0; i < ycount; i++)
-            h_f[i] = (float)((const double *)xa.data)[i];
+    long long beyond = apply_fp32 ? narrow_to_float((const double *)xa.data, h_f, ycount) : -1;
+    if (beyond >= 0) {
+        char what[64];
+        snprintf(what, sizeof what, "x, row %lld,", beyond / m);
+        report_beyond_float(cmd, what, x_path, ((const double *)xa.data)[beyond]);
+        goto done;
+    }
     if ((st = device_copy_of(ctx, apply_fp32 ? (const void *)h_f : xa.data, ycount * es, &d_x)) < 0 ||
         (st = partile_malloc(ctx, ycount * es, &d_y)) < 0) {
         cmd_error(cmd, "copying x to the device", st);
@@ -211,18 +236,26 @@ int cmd_apply(int argc, char **argv)
         st = hq && hf && (!om || hw) ? 0 : -1;
         if (st == 0 &&
             (st = partile_memcpy(ctx, hq, mp.q, nn * sizeof(double), PARTILE_COPY_DEVICE_TO_HOST)) >= 0) {
-            for (size_t i = 0; i < nn; i++)
-                hf[i] = (float)hq[i];
-            st = device_copy_of(ctx, hf, nn * sizeof(float), &d_qf);
+            if ((beyond = narrow_to_float(hq, hf, n)) >= 0)
+                report_beyond_float(cmd, "a charge", charges_path, hq[beyond]);
+            else
+                st = device_copy_of(ctx, hf, nn * sizeof(float), &d_qf);
         }
-        if (st >= 0 && om &&
+        if (st >= 0 && beyond < 0 && om &&
             (st = partile_memcpy(ctx, hw, mp.omega.axis[0], 3 * nn * sizeof(double),
                                  PARTILE_COPY_DEVICE_TO_HOST)) >= 0) {
-            for (size_t i = 0; i < 3 * nn; i++)
-                hf[i] = (float)hw[i];
-            st = device_copy_of(ctx, hf, 3 * nn * sizeof(float), &d_wf);
+            if ((beyond = narrow_to_float(hw, hf, 3 * n)) >= 0) {
+                report_beyond_float(cmd, "an omega", omega_path, hw[beyond]);
+                beyond %= (long long)nn; /* ω's axes one after another */
+            } else {
+                st = device_copy_of(ctx, hf, 3 * nn * sizeof(float), &d_wf);
+            }
         }
         free(hq), free(hw), free(hf);
+        if (beyond >= 0) {
+            report_sorted_particle(cmd, ctx, mp.perm, beyond, n, go.positions);
+            goto done;
+        }
         if (st < 0) {
             cmd_error(cmd, "FP32 copies of charges and omega", st);
             goto done;
