@@ -35,6 +35,8 @@ out = np.full((4, 2), 0.5); out[3, 0] = 4.0   # upper edge of 4 cells: outside
 np.save(f"{d}/outside.npy", out)
 neg = np.full((4, 2), 0.5); neg[1, 1] = -1e-300
 np.save(f"{d}/below.npy", neg)
+np.save(f"{d}/four-a.npy", np.array([[0.5, 0.5], [19.5, 9.5], [3.5, 2.5], [0.5, 0.5]]))
+np.save(f"{d}/four-b.npy", np.array([[9.5, 9.5], [1.5, 0.5], [3.5, 2.5], [7.5, 0.5]]))
 with open(f"{d}/garbage.npy", "wb") as f:
     f.write(b"this is not an npy file")
 EOF
@@ -112,6 +114,31 @@ check 3d-f32-periodic p3.npy -1,0,0.5 2,3,4 3,4,5 1 \
 check 1d-defaults p1.npy 0 6 6 0 --cells 6
 check empty p0.npy 0,0 4,3 4,3 0 --cells 4,3
 
+# ---- a failed run replaces none of an earlier run's outputs -------------------
+# The second run's offsets.npy (201 int64) cannot be written under a file
+# size limit of one block (512 or 1024 bytes), while its perm.npy (4) can:
+# every output goes to a temporary file first, so the earlier perm.npy must
+# stay as it was, and no temporary file may stay behind.
+keep="$tmp/keep"
+if "$partile" sort --backend reference --cells 20,10 --positions "$tmp/four-a.npy" \
+        --out "$keep" >/dev/null 2>"$tmp/stderr"; then
+    before=$(cksum "$keep"/perm.npy "$keep"/offsets.npy "$keep"/cell.npy)
+    if (trap '' XFSZ; ulimit -f 1 && exec "$partile" sort --backend reference --cells 20,10 \
+            --positions "$tmp/four-b.npy" --out "$keep") >/dev/null 2>"$tmp/stderr"; then
+        fail "kept-outputs: a run past the file size limit exited 0"
+    elif ! grep -q "offsets.npy" "$tmp/stderr"; then
+        fail "kept-outputs: the message does not name offsets.npy: $(cat "$tmp/stderr")"
+    elif [ "$(cksum "$keep"/perm.npy "$keep"/offsets.npy "$keep"/cell.npy 2>&1)" != "$before" ]; then
+        fail "kept-outputs: the earlier run's outputs changed: $(ls -l "$keep")"
+    elif ls "$keep" | grep -q tmp; then
+        fail "kept-outputs: temporary files left: $(ls "$keep")"
+    else
+        echo "ok (kept-outputs): $(head -n 1 "$tmp/stderr")"
+    fi
+else
+    fail "kept-outputs: the first run failed: $(cat "$tmp/stderr")"
+fi
+
 # ---- runs that must fail -----------------------------------------------------
 # bad NAME WANT_STATUS partile-sort-args... ("any" = any non-zero status)
 bad() {
@@ -138,6 +165,8 @@ bad() {
 }
 
 bad missing-file 1 --cells 4,3 --positions "$tmp/does-not-exist.npy"
+bad out-is-an-option 2 --cells 4,3 --positions "$tmp/p2.npy" --out --periodic
+bad positions-missing-value 2 --cells 4,3 --positions
 bad not-npy 1 --cells 4,3 --positions "$tmp/garbage.npy"
 bad int16 1 --cells 4,3 --positions "$tmp/int16.npy"
 bad int64 1 --cells 4,3 --positions "$tmp/int64.npy"

@@ -68,40 +68,64 @@ void grid_opts_init(grid_opts *o)
     o->backend = "auto";
 }
 
+/* An option's value: argv[i + 1], unless it is missing or is itself an
+ * option ("--out --periodic" would write a folder named --periodic); NULL
+ * after a message then (a usage error). An option given twice takes the
+ * last value, so that scripts can override a common set of options. */
+static const char *option_value(const char *cmd, int argc, char **argv, int i)
+{
+    if (i + 1 >= argc) {
+        fprintf(stderr, "partile %s: %s needs a value\n", cmd, argv[i]);
+        return NULL;
+    }
+    const char *v = argv[i + 1];
+    if (v[0] == '-' && v[1] == '-') {
+        fprintf(stderr, "partile %s: %s needs a value, got the option \"%s\" (a file of that "
+                        "name: write ./%s)\n", cmd, argv[i], v, v);
+        return NULL;
+    }
+    return v;
+}
+
 /* If argv[*i] is one of --backend, --device, --cells, --lower, --upper,
  * --periodic, --positions (with its value where it takes one), consumes it
  * (advancing *i past a value) and returns 1; returns 0 if it is not one of
- * them, -1 after a message if its value is bad (a usage error). */
+ * them, -1 after a message if its value is bad or missing (a usage error). */
 int parse_grid_option(const char *cmd, grid_opts *o, int argc, char **argv, int *i)
 {
-    const char *a = argv[*i];
-    if (!strcmp(a, "--periodic")) {
+    static const char *const names[] = { "--backend", "--device", "--cells", "--lower",
+                                         "--upper", "--positions", "--periodic" };
+    int k = 0;
+    while (k < 7 && strcmp(argv[*i], names[k]) != 0)
+        k++;
+    if (k == 7)
+        return 0;
+    if (k == 6) {
         o->periodic = 1;
         return 1;
     }
-    if (*i + 1 >= argc)
-        return 0;
-    const char *v = argv[*i + 1];
-    if (!strcmp(a, "--backend"))
+    const char *v = option_value(cmd, argc, argv, *i);
+    if (!v)
+        return -1;
+    if (k == 0)
         o->backend = v;
-    else if (!strcmp(a, "--device")) {
+    else if (k == 1) {
         char *end;
         long d = strtol(v, &end, 10);
         if (*end || v[0] == '\0' || d < 0 || d > 1024) {
-            fprintf(stderr, "partile %s: --device needs an index, got \"%s\"\n", cmd, v);
+            fprintf(stderr, "partile %s: --device needs an index from 0 to 1024, got \"%s\"\n",
+                    cmd, v);
             return -1;
         }
         o->device = (int)d;
-    } else if (!strcmp(a, "--cells"))
+    } else if (k == 2)
         o->cells_arg = v;
-    else if (!strcmp(a, "--lower"))
+    else if (k == 3)
         o->lower_arg = v;
-    else if (!strcmp(a, "--upper"))
+    else if (k == 4)
         o->upper_arg = v;
-    else if (!strcmp(a, "--positions"))
-        o->positions = v;
     else
-        return 0;
+        o->positions = v;
     (*i)++;
     return 1;
 }
@@ -331,19 +355,57 @@ char *join_path(const char *dir, const char *name)
     return p;
 }
 
-/* A command's output files paths[0..count) in dir, of which the first
- * `written` exist: unless ok, removes those and dir if this run created it
- * (a failed command leaves nothing behind); frees every path. */
-void finish_outputs(int ok, const char *dir, int created, char **paths, int count, int written)
+int write_outputs(const char *cmd, const char *dir, const output_array *arrays, int count)
 {
-    if (!ok) {
-        for (int k = 0; k < written; k++)
-            remove(paths[k]);
-        if (created)
-            rmdir(dir);
+    enum { MOST = 4 };
+    char *final[MOST] = { NULL }, *temp[MOST] = { NULL };
+    int created = 0, written = 0, rc = -1;
+    if (count > MOST) {
+        fprintf(stderr, "partile %s: internal error: %d outputs\n", cmd, count);
+        return -1;
+    }
+    if (dir && (created = make_dir(cmd, dir)) < 0)
+        return -1;
+    char err[NPY_ERR_SIZE];
+    for (int k = 0; k < count; k++) {
+        final[k] = dir ? join_path(dir, arrays[k].name) : malloc(strlen(arrays[k].name) + 1);
+        if (final[k] && !dir)
+            strcpy(final[k], arrays[k].name);
+        char suffix[64];
+        snprintf(suffix, sizeof suffix, ".partile-%ld-%d.tmp", (long)getpid(), k);
+        temp[k] = final[k] ? malloc(strlen(final[k]) + strlen(suffix) + 1) : NULL;
+        if (!temp[k]) {
+            fprintf(stderr, "partile %s: out of host memory\n", cmd);
+            goto done;
+        }
+        strcat(strcpy(temp[k], final[k]), suffix);
+        if (npy_write_nd(temp[k], arrays[k].dtype, arrays[k].ndim, arrays[k].shape, arrays[k].data,
+                         err) < 0) {
+            fprintf(stderr, "partile %s: %s: %s\n", cmd, final[k], err);
+            goto done;
+        }
+        written = k + 1;
     }
     for (int k = 0; k < count; k++)
-        free(paths[k]);
+        if (rename(temp[k], final[k]) != 0) {
+            fprintf(stderr, "partile %s: %s: cannot replace it: %s%s\n", cmd, final[k],
+                    strerror(errno), k ? " (the outputs before it were replaced)" : "");
+            for (int j = k; j < count; j++)
+                remove(temp[j]);
+            written = 0;
+            created = 0; /* what was renamed stays */
+            goto done;
+        }
+    written = 0;
+    rc = 0;
+done:
+    for (int k = 0; k < written; k++)
+        remove(temp[k]);
+    if (rc < 0 && created)
+        rmdir(dir);
+    for (int k = 0; k < count; k++)
+        free(final[k]), free(temp[k]);
+    return rc;
 }
 
 
@@ -444,10 +506,15 @@ int require_options(const char *cmd, int count, const char *const *values,
             strncat(missing, missing[0] ? ", " : "", sizeof missing - strlen(missing) - 1);
             strncat(missing, names[k], sizeof missing - strlen(missing) - 1);
         }
+    for (int k = 0; k < count && !missing[0]; k++)
+        if (!values[k][0]) {
+            fprintf(stderr, "partile %s: %s needs a value, got an empty one\n", cmd, names[k]);
+            return 2;
+        }
     if (!missing[0])
         return 0;
-    fprintf(stderr, "partile %s: missing %s (required: %s)\n", cmd, missing, required);
-    usage(stderr);
+    fprintf(stderr, "partile %s: missing %s (required: %s; partile %s --help lists every "
+                    "option)\n", cmd, missing, required, cmd);
     return 2;
 }
 
@@ -461,23 +528,23 @@ int parse_options(const char *cmd, grid_opts *go, int argc, char **argv, const c
         if (r > 0)
             continue;
         const char *a = argv[i];
-        int known = 0;
-        for (int k = 0; k < count && !known; k++) {
-            if (strcmp(a, opts[k].name) != 0)
-                continue;
-            if (opts[k].value && i + 1 < argc) {
-                *opts[k].value = argv[++i];
-                known = 1;
-            } else if (!opts[k].value) {
-                *opts[k].flag = 1;
-                known = 1;
-            }
-        }
-        if (!known) {
-            fprintf(stderr, "partile %s: unknown or incomplete option \"%s\"\n", cmd, a);
-            usage(stderr);
+        int k = 0;
+        while (k < count && strcmp(a, opts[k].name) != 0)
+            k++;
+        if (k == count) {
+            fprintf(stderr, "partile %s: unknown option \"%s\" (partile %s --help lists them)\n",
+                    cmd, a, cmd);
             return 2;
         }
+        if (!opts[k].value) { /* a flag */
+            *opts[k].flag = 1;
+            continue;
+        }
+        const char *v = option_value(cmd, argc, argv, i);
+        if (!v)
+            return 2;
+        *opts[k].value = v;
+        i++;
     }
     return 0;
 }

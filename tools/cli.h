@@ -47,7 +47,23 @@ partile_context_t *open_context_with(const char *cmd, const grid_opts *o,
 double now_s(void);
 int make_dir(const char *cmd, const char *dir);
 char *join_path(const char *dir, const char *name);
-void finish_outputs(int ok, const char *dir, int created, char **paths, int count, int written);
+
+/* One output of a command: a file name (in the command's folder, or the
+ * path itself) and what npy_write_nd takes. */
+typedef struct output_array {
+    const char *name;
+    npy_dtype_t dtype;
+    int ndim;
+    int64_t shape[3];
+    const void *data;
+} output_array;
+
+/* Writes count (at most 4) outputs so that a failure replaces no existing
+ * file: each goes to a temporary file beside its name, and only once all
+ * are written are they renamed over their names. dir (NULL: the names are
+ * paths) is created if missing, and removed again on failure if this call
+ * created it. 0, or -1 after a message. */
+int write_outputs(const char *cmd, const char *dir, const output_array *arrays, int count);
 void describe_field(const partile_grid_t *g, partile_centering_t c, const int64_t pts[3],
                            int64_t total, char *buf, size_t size);
 int read_f64(const char *cmd, const char *path, const char *what, npy_array_t *a);

@@ -286,15 +286,10 @@ int cmd_apply(int argc, char **argv)
         cmd_error(cmd, "copying y from the device", st);
         goto done;
     }
-    {
-        char err[NPY_ERR_SIZE];
-        const int64_t shape_out[2] = { layout.points, 3 };
-        if (npy_write(out, apply_fp32 ? NPY_DTYPE_F4 : NPY_DTYPE_F8, m == 1 ? 1 : 2, shape_out, h_y,
-                      err) < 0) {
-            fprintf(stderr, "partile %s: %s: %s\n", cmd, out, err);
-            goto done;
-        }
-    }
+    const output_array y_out = { out, apply_fp32 ? NPY_DTYPE_F4 : NPY_DTYPE_F8, m == 1 ? 1 : 2,
+                                 { layout.points, 3 }, h_y };
+    if (write_outputs(cmd, NULL, &y_out, 1) < 0)
+        goto done;
     printf("partile %s: %zu particles, %" PRId64 " points, mode %s, shape %s, kind %s, sigma %g, "
            "cells ", cmd, n, layout.points, mode, shape_arg, kind_arg, sigma);
     for (int a = 0; a < grid.dim; a++)

@@ -37,10 +37,6 @@ int cmd_assemble(int argc, char **argv)
         if (require_options(cmd, 6, need, names, "--cells, --positions, --shape, --kind, --charges, --out"))
             return 2;
     }
-    if (out[0] == '\0') {
-        fprintf(stderr, "partile %s: --out needs a directory name\n", cmd);
-        return 2;
-    }
     partile_shape_t shape;
     partile_mass_kind_t kind;
     double sigma;
@@ -85,8 +81,6 @@ int cmd_assemble(int argc, char **argv)
     memset(&mp, 0, sizeof mp);
     double *d_storage = NULL, *h_storage = NULL, *h_data = NULL;
     int64_t *h_indptr = NULL, *h_indices = NULL;
-    char *paths[3] = { NULL, NULL, NULL };
-    int written = 0, created = 0;
 
     h_storage = malloc(layout.entries * sizeof(double));
     h_indptr = malloc(((size_t)layout.points + 1) * sizeof(int64_t));
@@ -139,37 +133,13 @@ int cmd_assemble(int argc, char **argv)
         goto done;
     }
 
-    /* The outputs. */
-    if ((created = make_dir(cmd, out)) < 0) {
-        created = 0;
+    const output_array outputs[3] = {
+        { "indptr.npy", NPY_DTYPE_I8, 1, { layout.points + 1 }, h_indptr },
+        { "indices.npy", NPY_DTYPE_I8, 1, { nnz }, h_indices },
+        { "data.npy", NPY_DTYPE_F8, kind == PARTILE_MASS_TENSOR ? 3 : 1, { nnz, 3, 3 }, h_data },
+    };
+    if (write_outputs(cmd, out, outputs, 3) < 0)
         goto done;
-    }
-    {
-        static const char *names[3] = { "indptr.npy", "indices.npy", "data.npy" };
-        char err[NPY_ERR_SIZE];
-        for (int k = 0; k < 3; k++) {
-            paths[k] = join_path(out, names[k]);
-            if (!paths[k]) {
-                fprintf(stderr, "partile %s: out of host memory\n", cmd);
-                goto done;
-            }
-            int w;
-            if (k == 0)
-                w = npy_write_i64(paths[k], h_indptr, (size_t)layout.points + 1, err);
-            else if (k == 1)
-                w = npy_write_i64(paths[k], h_indices, (size_t)nnz, err);
-            else {
-                const int64_t shape_out[3] = { nnz, 3, 3 };
-                w = npy_write_nd(paths[k], NPY_DTYPE_F8, kind == PARTILE_MASS_TENSOR ? 3 : 1,
-                                 shape_out, h_data, err);
-            }
-            if (w < 0) {
-                fprintf(stderr, "partile %s: %s: %s\n", cmd, paths[k], err);
-                goto done;
-            }
-            written = k + 1;
-        }
-    }
     printf("partile %s: %zu particles, %" PRId64 " points, nnz %" PRId64 " (%s), shape %s, "
            "kind %s, sigma %g, cells ", cmd, n, layout.points, nnz,
            kind == PARTILE_MASS_TENSOR ? "3x3 blocks" : "entries", shape_arg, kind_arg, sigma);
@@ -182,7 +152,6 @@ int cmd_assemble(int argc, char **argv)
            mp.sort_s * 1e3, (t2 - t1) * 1e3, out);
     rc = 0;
 done:
-    finish_outputs(rc == 0, out, created, paths, 3, written);
     if (ctx) {
         mass_particles_free(ctx, &mp);
         partile_free(ctx, d_storage);

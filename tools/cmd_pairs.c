@@ -132,10 +132,6 @@ int cmd_pairs(int argc, char **argv)
         if (require_options(cmd, 5, need, names, "--interaction, --cutoff, --box, --positions, --out"))
             return 2;
     }
-    if (out[0] == '\0') {
-        fprintf(stderr, "partile %s: --out needs a directory name\n", cmd);
-        return 2;
-    }
     partile_pair_params_t params;
     memset(&params, 0, sizeof params);
     int lj;
@@ -258,8 +254,6 @@ int cmd_pairs(int argc, char **argv)
     static const char *const sph_names[1] = { "density.npy" };
     const char *const *names = lj ? lj_names : sph_names;
     const int nfiles = lj ? 2 : 1;
-    char *paths[2] = { NULL, NULL };
-    int written = 0, created = 0;
 
     h_perm = malloc(nn * sizeof(int64_t));
     h_sorted = malloc(nn * esize);
@@ -362,29 +356,12 @@ int cmd_pairs(int argc, char **argv)
     if (report_non_finite(cmd, &hp, dim, lj, h_force, h_scalar, &params))
         goto done;
 
-    /* The outputs. */
-    if ((created = make_dir(cmd, out)) < 0) {
-        created = 0;
+    const output_array outputs[2] = {
+        { names[0], hp.npy_type, lj ? 2 : 1, { (int64_t)n, dim }, lj ? (void *)h_force : h_scalar },
+        { lj ? names[1] : NULL, hp.npy_type, 1, { (int64_t)n }, h_scalar }, /* LJ only */
+    };
+    if (write_outputs(cmd, out, outputs, nfiles) < 0)
         goto done;
-    }
-    {
-        char err[NPY_ERR_SIZE];
-        for (int k = 0; k < nfiles; k++) {
-            paths[k] = join_path(out, names[k]);
-            if (!paths[k]) {
-                fprintf(stderr, "partile %s: out of host memory\n", cmd);
-                goto done;
-            }
-            const int64_t shape_out[2] = { (int64_t)n, dim };
-            const int is_force = lj && k == 0;
-            if (npy_write(paths[k], hp.npy_type, is_force ? 2 : 1, shape_out,
-                          is_force ? (void *)h_force : (void *)h_scalar, err) < 0) {
-                fprintf(stderr, "partile %s: %s: %s\n", cmd, paths[k], err);
-                goto done;
-            }
-            written = k + 1;
-        }
-    }
     printf("partile %s: %s %.17g, %zu particles, %" PRId64 " cells (%s), cutoff %g, ", cmd,
            lj ? "LJ total energy" : "SPH total density", total, n, ncells, grid_desc,
            params.cutoff);
@@ -399,7 +376,6 @@ int cmd_pairs(int argc, char **argv)
            lj ? "{force,energy}.npy" : "density.npy");
     rc = 0;
 done:
-    finish_outputs(rc == 0, out, created, paths, 2, written);
     if (ctx) {
         for (int a = 0; a < 3; a++) {
             partile_free(ctx, d_axis[a]);

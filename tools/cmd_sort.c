@@ -22,14 +22,11 @@ int cmd_sort(int argc, char **argv)
     const cli_option opts[] = { { "--out", &out, NULL } };
     if (parse_options("sort", &go, argc, argv, opts, 1))
         return 2;
-    if (!go.cells_arg || !go.positions || !out) {
-        fprintf(stderr, "partile sort: --cells, --positions and --out are required\n");
-        usage(stderr);
-        return 2;
-    }
-    if (out[0] == '\0') {
-        fprintf(stderr, "partile sort: --out needs a directory name\n");
-        return 2;
+    {
+        const char *const need[3] = { go.cells_arg, go.positions, out };
+        const char *const names[3] = { "--cells", "--positions", "--out" };
+        if (require_options("sort", 3, need, names, "--cells, --positions, --out"))
+            return 2;
     }
     partile_grid_t grid;
     if (build_grid("sort", &go, &grid) < 0)
@@ -45,9 +42,6 @@ int cmd_sort(int argc, char **argv)
     void *dev_axis[3] = { NULL, NULL, NULL };
     int64_t *offsets = NULL, *perm = NULL, *cell = NULL;
     int64_t *d_offsets = NULL, *d_perm = NULL, *d_cell = NULL;
-    char *paths[3] = { NULL, NULL, NULL };
-    char err[NPY_ERR_SIZE];
-    int written = 0;
     size_t n = hp.n;
 
     if (!(ctx = open_context("sort", &go)))
@@ -110,24 +104,13 @@ int cmd_sort(int argc, char **argv)
         goto done;
     }
 
-    /* The outputs. */
-    if (make_dir("sort", out) < 0)
+    const output_array outputs[3] = {
+        { "perm.npy", NPY_DTYPE_I8, 1, { (int64_t)n }, perm },
+        { "offsets.npy", NPY_DTYPE_I8, 1, { ncells + 1 }, offsets },
+        { "cell.npy", NPY_DTYPE_I8, 1, { (int64_t)n }, cell },
+    };
+    if (write_outputs("sort", out, outputs, 3) < 0)
         goto done;
-    static const char *names[3] = { "perm.npy", "offsets.npy", "cell.npy" };
-    const int64_t *arrays[3] = { perm, offsets, cell };
-    const size_t counts[3] = { n, (size_t)ncells + 1, n };
-    for (int k = 0; k < 3; k++) {
-        paths[k] = join_path(out, names[k]);
-        if (!paths[k]) {
-            fprintf(stderr, "partile sort: out of host memory\n");
-            goto done;
-        }
-        if (npy_write_i64(paths[k], arrays[k], counts[k], err) < 0) {
-            fprintf(stderr, "partile sort: %s: %s\n", paths[k], err);
-            goto done;
-        }
-        written = k + 1;
-    }
     printf("partile sort: %zu particles, %" PRId64 " cells (", n, ncells);
     for (int m = 0; m < dim; m++)
         printf("%s%" PRId64, m ? "x" : "", grid.cells[m]);
@@ -136,7 +119,6 @@ int cmd_sort(int argc, char **argv)
            npy_dtype_name(hp.npy_type), elapsed_ms, out);
     rc = 0;
 done:
-    finish_outputs(rc == 0, out, 0, paths, 3, written); /* the folder is kept, as before */
     if (ctx) {
         for (int m = 0; m < 3; m++)
             partile_free(ctx, dev_axis[m]);

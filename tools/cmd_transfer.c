@@ -42,10 +42,6 @@ int cmd_transfer(int argc, char **argv, int is_deposit)
                                        : "--cells, --positions, --shape, --grid, --out"))
             return 2;
     }
-    if (out[0] == '\0') {
-        fprintf(stderr, "partile %s: --out needs a file name\n", cmd);
-        return 2;
-    }
     partile_shape_t shape = PARTILE_SHAPE_NGP;
     int shape_ok = 0;
     for (int k = 0; k < 4; k++)
@@ -276,7 +272,6 @@ int cmd_transfer(int argc, char **argv, int is_deposit)
     }
 
     /* The output. */
-    char err[NPY_ERR_SIZE];
     int64_t shape_out[2];
     if (is_deposit) {
         if ((st = partile_memcpy(ctx, h_field, d_field, field_bytes,
@@ -294,11 +289,10 @@ int cmd_transfer(int argc, char **argv, int is_deposit)
         shape_out[0] = (int64_t)n;
     }
     shape_out[1] = m;
-    if (npy_write(out, NPY_DTYPE_F8, out_1d ? 1 : 2, shape_out, is_deposit ? h_field : h_values,
-                  err) < 0) {
-        fprintf(stderr, "partile %s: %s: %s\n", cmd, out, err);
+    const output_array result = { out, NPY_DTYPE_F8, out_1d ? 1 : 2, { shape_out[0], shape_out[1] },
+                                  is_deposit ? (const void *)h_field : h_values };
+    if (write_outputs(cmd, NULL, &result, 1) < 0)
         goto done;
-    }
     printf("partile %s: %zu particles, %d component(s), shape %s, field %s, backend %s, "
            "%s positions%s, %.3f ms; wrote %s\n",
            cmd, n, m, shape_names[shape], field_desc, partile_context_backend(ctx),

@@ -393,6 +393,11 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    for (int i = 2; i < argc; i++) /* partile COMMAND ... --help */
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        }
     if (!strcmp(argv[1], "info"))
         return cmd_info();
     if (!strcmp(argv[1], "check"))
