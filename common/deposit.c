@@ -65,12 +65,21 @@ static int check_transfer(const partile_transfer_t *t, size_t n, const partile_v
 static int report(partile_context_t *ctx, const partile_transfer_t *t, const partile_vectors_t *pos,
                   int st, int64_t bad, int64_t *bad_particle)
 {
-    char cause[160] = ""; /* INVALID_ARGUMENT names a particle for its OVERLAP size */
+    char cause[240] = ""; /* INVALID_ARGUMENT names a particle for its OVERLAP size */
     double size;
     if (st == PARTILE_ERROR_INVALID_ARGUMENT && bad >= 0 && t->shape == PARTILE_SHAPE_OVERLAP &&
-        partile_read_value(ctx, t->sizes, PARTILE_DTYPE_FLOAT64, bad, &size) == 0)
-        snprintf(cause, sizeof cause, "its OVERLAP size %.17g must be > 0 and <= the spacing on "
-                                      "every axis", size);
+        partile_read_value(ctx, t->sizes, PARTILE_DTYPE_FLOAT64, bad, &size) == 0) {
+        int a = 0, len; /* the axis it exceeds (or the first), as the spacing is stored */
+        while (a + 1 < t->grid->dim && !(size > t->grid->spacing[a]))
+            a++;
+        len = snprintf(cause, sizeof cause, "its OVERLAP size %.17g must be > 0 and <= the "
+                       "spacing on every axis (%.17g along %c", size, t->grid->spacing[a],
+                       "xyz"[a]);
+        if (len > 0 && (size_t)len < sizeof cause)
+            snprintf(cause + len, sizeof cause - (size_t)len, "%s)",
+                     size > t->grid->spacing[a] && size <= (t->grid->spacing[a] * (1 + 1e-12))
+                         ? ", a rounding of the spacing below the size" : "");
+    }
     else if (st == PARTILE_ERROR_INVALID_ARGUMENT)
         snprintf(cause, sizeof cause, "OVERLAP size must be > 0 and <= the spacing on every axis");
     return partile_report_particle(ctx, st, bad, t->grid, pos, cause, bad_particle);

@@ -155,6 +155,7 @@ static void test_deposit_names_cell_and_size(void **state)
                      PARTILE_ERROR_INVALID_ARGUMENT);
     assert_int_equal(bad, 3);
     assert_detail_has("its OVERLAP size 0.5 must be > 0 and <= the spacing");
+    assert_detail_has("(0.25 along x)"); /* the spacing it exceeds */
 
     t.shape = PARTILE_SHAPE_CIC;
     t.sizes = NULL;
