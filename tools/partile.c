@@ -142,14 +142,6 @@ void usage(FILE *f)
             "  version                    print the library version\n");
 }
 
-static int report_error(const char *what, int status)
-{
-    const char *detail = partile_last_error_detail();
-    fprintf(stderr, "partile: %s: %s%s%s\n", what, partile_status_string(status),
-            detail[0] ? ": " : "", detail);
-    return 1;
-}
-
 /* The shape table of a backend: of ctx's device if given, else by name. */
 static void print_shapes(const char *backend, partile_context_t *ctx)
 {
@@ -202,7 +194,7 @@ static int cmd_info(void)
             partile_context_t *ctx = NULL;
             int st = partile_context_create(info.name, d, &ctx);
             if (st < 0) {
-                report_error(info.name, st);
+                cmd_error("info", info.name, st);
                 continue;
             }
             printf("  device %d: %s\n", d, partile_context_device(ctx));
@@ -226,7 +218,7 @@ static int check_backend(const char *name, const check_opts *o, int *shapes_run)
     partile_context_t *ctx = NULL;
     int st = partile_context_create(name, o->device, &ctx);
     if (st < 0) {
-        report_error(name, st);
+        cmd_error("check", name, st);
         return -1;
     }
     printf("== %s: %s\n", name, partile_context_device(ctx));
@@ -254,7 +246,7 @@ static int check_backend(const char *name, const check_opts *o, int *shapes_run)
         st = partile_check_shape(ctx, &s, o->seed, 8, stdout, &r);
         (*shapes_run)++;
         if (st < 0) {
-            report_error(s.name, st);
+            cmd_error("check", s.name, st);
             failures++;
             continue;
         }
@@ -276,7 +268,7 @@ static int check_backend(const char *name, const check_opts *o, int *shapes_run)
             if (st == PARTILE_ERROR_UNSUPPORTED)
                 printf("   %-16s bench: no peak microbenchmark on this backend\n", s.name);
             else if (st < 0)
-                report_error("bench", st);
+                cmd_error("check", "bench", st);
             else if (fma_rate > 0)
                 printf("   %-16s bench: %.2f TFLOP/s = %.2fx plain FP64 fma\n", s.name,
                        rate * 1e-12, rate / fma_rate);
@@ -296,7 +288,7 @@ static int check_backend(const char *name, const check_opts *o, int *shapes_run)
                           : partile_check_apply(ctx, o->seed, stdout, &r);
             (*shapes_run)++;
             if (st < 0) {
-                report_error(group[k], st);
+                cmd_error("check", group[k], st);
                 failures++;
                 continue;
             }
@@ -356,7 +348,7 @@ static int cmd_check(int argc, char **argv)
         int st = partile_context_create(o.backend, o.device, &probe);
         partile_context_destroy(probe);
         if (st < 0) {
-            report_error(o.backend, st);
+            cmd_error("check", o.backend, st);
             return o.skip_unavailable && (st == PARTILE_ERROR_NOT_COMPILED ||
                                           st == PARTILE_ERROR_NO_DEVICE) ? 77 : 1;
         }
