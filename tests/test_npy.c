@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -439,6 +442,35 @@ static void test_writer_errors(void **state)
     assert_string_equal(npy_dtype_name(NPY_DTYPE_I4), "int32");
 }
 
+/* A pipe has no size to check the header's shape against: a header that
+ * claims 2^40 doubles over a pipe that holds two must end as truncated data
+ * after reading the pipe, not as an attempt to allocate 8 TiB (which fails
+ * as "out of memory", or aborts under AddressSanitizer). */
+static void test_pipe_claiming_more(void **state)
+{
+    (void)state;
+    const double two[2] = { 1.5, -2.5 };
+    write_npy_raw("claim.npy", 1, 0, "{'descr': '<f8', 'fortran_order': False, "
+                  "'shape': (1099511627776,), }\n", -1, two, sizeof two);
+    FILE *src = fopen(temp_path("claim.npy"), "rb");
+    assert_non_null(src);
+    unsigned char bytes[256];
+    const size_t n = fread(bytes, 1, sizeof bytes, src);
+    fclose(src);
+    assert_true(n > 16 && n < sizeof bytes);
+    assert_int_equal(mkfifo(temp_path("claim.fifo"), 0600), 0);
+    const pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) { /* the writer: the file's bytes into the pipe, then EOF */
+        FILE *f = fopen(temp_path("claim.fifo"), "wb");
+        _exit(f && fwrite(bytes, 1, n, f) == n && fclose(f) == 0 ? 0 : 1);
+    }
+    expect_error("claim.fifo", "truncated data");
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -446,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_header_variants),
         cmocka_unit_test(test_missing_and_not_npy),
         cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_pipe_claiming_more),
         cmocka_unit_test(test_bad_dtype),
         cmocka_unit_test(test_bad_shape_and_layout),
         cmocka_unit_test(test_bad_dict),

@@ -368,6 +368,34 @@ static int read_exact(FILE *f, void *buf, size_t n, size_t *got)
     return *got == n ? 0 : -1;
 }
 
+/* n bytes from a stream whose size is unknown (a pipe): into a buffer that
+ * grows with what arrives, so that a header claiming more than the stream
+ * holds ends as truncated data, not as an allocation of what it claims.
+ * *data: the buffer (the caller frees it, also on failure; NULL when it
+ * could not be had, *got then what had arrived); 0, or -1 with *got < n. */
+static int read_growing(FILE *f, size_t n, void **data, size_t *got)
+{
+    size_t cap = n < ((size_t)1 << 20) ? n : ((size_t)1 << 20);
+    unsigned char *buf = malloc(cap);
+    *got = 0;
+    while (buf) {
+        *got += fread(buf + *got, 1, cap - *got, f);
+        if (*got < cap || cap == n)
+            break;
+        const size_t next = cap > n / 2 ? n : 2 * cap;
+        unsigned char *grown = realloc(buf, next);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = grown;
+        cap = next;
+    }
+    *data = buf;
+    return buf && *got == n ? 0 : -1;
+}
+
 int npy_read(const char *path, npy_array_t *out, char *err)
 {
     if (err)
@@ -495,12 +523,16 @@ int npy_read(const char *path, npy_array_t *out, char *err)
         goto done;
     }
     if (count > 0) {
-        data = malloc(bytes);
+        const int known = size >= 0; /* a regular file: its size was checked above */
+        if (known)
+            data = malloc(bytes);
+        const int short_read = known ? (data ? read_exact(f, data, bytes, &got) : 0)
+                                     : read_growing(f, bytes, &data, &got);
         if (!data) {
             set_err(err, "out of memory: %zu bytes for the data", bytes);
             goto done;
         }
-        if (read_exact(f, data, bytes, &got) < 0) {
+        if (short_read < 0) {
             if (ferror(f))
                 set_err(err, "read error: %s", strerror(errno));
             else

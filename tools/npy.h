@@ -10,7 +10,10 @@
  * an optional trailing comma; any other key, a duplicate or a missing key is
  * an error. The file must hold exactly the bytes the shape implies: fewer is
  * an error ("truncated data") and so are trailing bytes after the data (a
- * sign that shape and data disagree; np.save never writes any).
+ * sign that shape and data disagree; np.save never writes any). A stream
+ * whose size is unknown (a pipe) is read into a buffer that grows with what
+ * arrives, so a header claiming more than it holds is truncated data there
+ * too, not an allocation of the claim.
  *
  * Writer: a version 1.0 header padded with spaces to a multiple of 64 bytes
  * (magic + length + dict + '\n'), then the data in little-endian order.
