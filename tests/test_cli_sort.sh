@@ -154,7 +154,7 @@ bad() {
     fi
     if ! grep -q "^partile sort: " "$tmp/stderr"; then
         fail "$name: no \"partile sort: ...\" message on stderr: $(cat "$tmp/stderr")"
-    elif grep -q "Sanitizer\|runtime error" "$tmp/stderr"; then
+    elif sanitizer_report "$tmp/stderr"; then
         fail "$name: sanitizer report: $(cat "$tmp/stderr")"
     else
         echo "ok ($name, exit $rc): $(head -n 1 "$tmp/stderr")"
@@ -165,6 +165,7 @@ bad() {
 }
 
 bad missing-file 1 --cells 4,3 --positions "$tmp/does-not-exist.npy"
+bad grid-too-large 1 --cells 100000,100000,100000 --positions "$tmp/cols3.npy"
 bad out-is-an-option 2 --cells 4,3 --positions "$tmp/p2.npy" --out --periodic
 bad positions-missing-value 2 --cells 4,3 --positions
 bad not-npy 1 --cells 4,3 --positions "$tmp/garbage.npy"
