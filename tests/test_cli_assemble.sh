@@ -44,6 +44,8 @@ perm = rng.permutation(n2)
 np.save(f"{d}/p2s.npy", np.load(f"{d}/p2.npy")[perm])
 np.save(f"{d}/q2s.npy", np.load(f"{d}/q2.npy")[perm])
 np.save(f"{d}/w2s.npy", np.load(f"{d}/w2.npy")[perm])
+wnan = np.load(f"{d}/w2.npy"); wnan[123, 1] = np.inf               # named by its row in the file
+np.save(f"{d}/w2inf.npy", wnan)
 # bad inputs
 nan = np.load(f"{d}/p2.npy"); nan[11, 0] = np.nan
 np.save(f"{d}/nan.npy", nan)
@@ -279,6 +281,8 @@ bad tensor-no-omega 2 "needs --omega" $R $G2 $P2 $Q2 --shape cic --kind tensor
 bad scalar-with-omega 2 "only for --kind tensor" $R $G2 $P2 $Q2 $W2 --shape cic --kind scalar
 bad omega-columns 1 "omega has shape (300, 2), need (300, 3)" $R $G2 $P2 $Q2 --shape cic \
     --kind tensor --omega "$tmp/w2cols.npy"
+bad omega-not-finite 1 "w2inf.npy: row 123 holds omega (.*inf.*), which is not finite" $R $G2 \
+    $P2 $Q2 --shape cic --kind tensor --omega "$tmp/w2inf.npy"
 bad omega-rows 1 "omega has shape (299, 3)" $R $G2 $P2 $Q2 --shape cic --kind tensor \
     --omega "$tmp/w2rows.npy"
 bad omega-1d 1 "omega has shape (900,)" $R $G2 $P2 $Q2 --shape cic --kind tensor \

@@ -113,6 +113,18 @@ int mass_particles_load(const char *cmd, partile_context_t *ctx, const partile_g
         cmd_error(cmd, what, st);
         goto done;
     }
+    /* ω checked here, in the file's order, once the positions are known to
+     * be good (as the library checks a particle's position before its ω),
+     * so that the message names the file's row; the library, given the
+     * sorted arrays, would name the sorted one */
+    for (size_t p = 0; h_omega && p < n; p++)
+        if (!isfinite(h_omega[p]) || !isfinite(h_omega[nn + p]) ||
+            !isfinite(h_omega[2 * nn + p])) {
+            fprintf(stderr, "partile %s: %s: row %zu holds omega (%.17g, %.17g, %.17g), which is "
+                            "not finite\n", cmd, omega_path, p, h_omega[p], h_omega[nn + p],
+                    h_omega[2 * nn + p]);
+            goto done;
+        }
     partile_array_t arrays[3 + 1 + 3];
     int count = 0;
     for (int a = 0; a < dim; a++)
