@@ -199,8 +199,8 @@ int partile_permute(partile_context_t *ctx, size_t n, const int64_t *perm, int c
         scratch = own;
     }
     st = ctx->ops->permute(ctx->state, n, perm, count, arrays, scratch);
-    if (own)
-        partile_free(ctx, own);
+    if (own) /* not partile_free, which would forget a failure's detail */
+        (void)ctx->ops->release(ctx->state, own);
     return st;
 }
 

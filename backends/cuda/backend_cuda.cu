@@ -116,9 +116,14 @@ static int cuda_close(void *state)
     return 0;
 }
 
+/* Every operation starts here: its device current, and no error pending
+ * from an earlier runtime call (the caller's own, or a failure this library
+ * reported already), which the operation's launch checks would otherwise
+ * take for their own (cudaGetLastError returns the last error of any call). */
 static int use_device(cuda_state *s)
 {
     CUDA_TRY(cudaSetDevice(s->device));
+    (void)cudaGetLastError();
     return 0;
 }
 
@@ -263,8 +268,8 @@ static int cuda_mma_batched(void *state, const partile_tile_t *tile, int shape_i
     int st = use_device(s);
     if (st < 0)
         return st;
-    const long long tiles = (long long)batch * ((rows + tile->m - 1) / tile->m) *
-                            ((cols + tile->n - 1) / tile->n);
+    const long long tiles = (long long)batch * (((long long)rows + tile->m - 1) / tile->m) *
+                            (((long long)cols + tile->n - 1) / tile->n); /* rows near INT_MAX */
     const int threads = 128;
     const long long blocks = (tiles * 32 + threads - 1) / threads;
     if (blocks > 0x7fffffffLL)

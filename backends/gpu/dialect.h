@@ -15,6 +15,8 @@
 #error "backends/gpu is compiled by nvcc or hipcc only"
 #endif
 
+#include <stdlib.h>
+
 #include "common/error.h"
 
 #define PARTILE_DEVICE static __device__ __forceinline__
@@ -31,6 +33,7 @@
 #define gpuGetDevice hipGetDevice
 #define gpuDeviceGetAttribute hipDeviceGetAttribute
 #define gpuDevAttrSharedPerSM hipDeviceAttributeMaxSharedMemoryPerMultiprocessor
+#define gpuDevAttrSharedPerBlock hipDeviceAttributeMaxSharedMemoryPerBlock
 #define gpuFreeHost hipHostFree
 #define gpuMemsetAsync hipMemsetAsync
 #define gpuMemcpyAsync hipMemcpyAsync
@@ -55,8 +58,10 @@
         __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "wavefront");                  \
         __builtin_amdgcn_wave_barrier();                                        \
     } while (0)
-/* CDNA: 64 KiB of LDS per workgroup, always available. */
+/* CDNA: 64 KiB of LDS per workgroup, always available, the kernel's static
+ * arrays included. */
 #define PARTILE_MAX_DYNAMIC_SHARED (64 * 1024)
+#define PARTILE_BLOCK_SHARED_LIMIT (64 * 1024)
 #define PARTILE_SET_DYNAMIC_SHARED(kernel, bytes) hipSuccess
 #define PARTILE_PREFER_SHARED(kernel) hipSuccess
 #else
@@ -70,6 +75,7 @@
 #define gpuGetDevice cudaGetDevice
 #define gpuDeviceGetAttribute cudaDeviceGetAttribute
 #define gpuDevAttrSharedPerSM cudaDevAttrMaxSharedMemoryPerMultiprocessor
+#define gpuDevAttrSharedPerBlock cudaDevAttrMaxSharedMemoryPerBlockOptin
 #define gpuFreeHost cudaFreeHost
 #define gpuMemsetAsync cudaMemsetAsync
 #define gpuMemcpyAsync cudaMemcpyAsync
@@ -89,8 +95,11 @@
 #define PARTILE_GRID_CONSTANT __grid_constant__
 #define PARTILE_BALLOT(pred) ((unsigned long long)__ballot_sync(0xffffffffu, (pred)))
 #define PARTILE_SYNC_WARP() __syncwarp()
-/* sm_80 and sm_90 give a block up to 163 / 227 KiB once asked for. */
+/* sm_80 and sm_90 give a block up to 163 / 227 KiB once asked for, static
+ * arrays included (sm_86, sm_89 and sm_120, which run the sm_80 code, only
+ * 99 KiB: partile_block_shared). */
 #define PARTILE_MAX_DYNAMIC_SHARED (160 * 1024)
+#define PARTILE_BLOCK_SHARED_LIMIT (163 * 1024)
 #define PARTILE_SET_DYNAMIC_SHARED(kernel, bytes)                               \
     cudaFuncSetAttribute((const void *)(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize, \
                          (int)(bytes))
@@ -106,9 +115,37 @@
 static inline int partile_shared_per_sm(void)
 {
     int dev = 0, v = 0;
-    if (gpuGetDevice(&dev) != gpuSuccess || gpuDeviceGetAttribute(&v, gpuDevAttrSharedPerSM, dev) != gpuSuccess)
+    if (gpuGetDevice(&dev) != gpuSuccess || gpuDeviceGetAttribute(&v, gpuDevAttrSharedPerSM, dev) != gpuSuccess) {
+        (void)gpuGetLastError(); /* not the next launch check's */
         return 0;
+    }
     return v;
+}
+
+/* The dynamic shared memory a block of a kernel with static_bytes of its
+ * own __shared__ arrays may have on the current device: what the device
+ * allows a block (once asked for) less those, at most
+ * PARTILE_MAX_DYNAMIC_SHARED; 0 if the query fails. A kernel sized for
+ * PARTILE_MAX_DYNAMIC_SHARED checks against this before it launches, and
+ * takes another path where it is less (sm_86/89/120: 99 KiB a block).
+ * PARTILE_BLOCK_SHARED_LIMIT in the environment (bytes) lowers the device's
+ * figure, so that those paths run, and are tested, on a larger GPU. */
+static inline size_t partile_block_shared(size_t static_bytes)
+{
+    int dev = 0, v = 0;
+    if (gpuGetDevice(&dev) != gpuSuccess ||
+        gpuDeviceGetAttribute(&v, gpuDevAttrSharedPerBlock, dev) != gpuSuccess) {
+        (void)gpuGetLastError();
+        return 0;
+    }
+    const char *limit = getenv("PARTILE_BLOCK_SHARED_LIMIT");
+    if (limit && *limit) {
+        const long long l = strtoll(limit, NULL, 10);
+        v = l > 0 && l < v ? (int)l : v;
+    }
+    const long long room = (long long)v - (long long)static_bytes;
+    return room <= 0 ? 0 : room < PARTILE_MAX_DYNAMIC_SHARED ? (size_t)room
+                                                             : (size_t)PARTILE_MAX_DYNAMIC_SHARED;
 }
 
 /* Copy 8 bytes from global to shared memory without a register round trip

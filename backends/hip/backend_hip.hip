@@ -37,7 +37,6 @@ enum { HIP_WAVE = 64 };
 typedef struct hip_state {
     int device;
     char arch[64]; /* gcnArchName without the feature suffix, e.g. "gfx90a" */
-    int compiled;  /* arch is one of PARTILE_HIP_TARGETS */
     int cus;
     hipStream_t stream;     /* where work is issued: own_stream or the caller's */
     hipStream_t own_stream; /* created with the context */
@@ -110,14 +109,23 @@ static int hip_open(int device, void **state, char *desc, size_t desc_len)
 {
     hipDeviceProp_t prop;
     HIP_TRY(hipGetDeviceProperties(&prop, device));
+    char arch[sizeof prop.gcnArchName];
+    snprintf(arch, sizeof arch, "%s", prop.gcnArchName);
+    arch[strcspn(arch, ":")] = '\0'; /* "gfx90a:sramecc+:xnack-" */
+    /* every kernel exists only for the compiled targets (no portable code
+     * object): on any other GPU each operation would fail at its launch, so
+     * refuse here, as CUDA refuses below sm_80 */
+    if (!arch_compiled(arch))
+        return partile_fail(PARTILE_ERROR_NO_DEVICE,
+                            "%s (%s) is not a target of this build (%s): reconfigure with "
+                            "-Dhip_arch=%s if it is a CDNA GPU (64-lane wavefronts)",
+                            prop.name, arch, PARTILE_HIP_TARGETS, arch);
     HIP_TRY(hipSetDevice(device));
     hip_state *s = (hip_state *)calloc(1, sizeof *s);
     if (!s)
         return partile_fail(PARTILE_ERROR_OUT_OF_MEMORY, "HIP state");
     s->device = device;
-    snprintf(s->arch, sizeof s->arch, "%s", prop.gcnArchName);
-    s->arch[strcspn(s->arch, ":")] = '\0'; /* "gfx90a:sramecc+:xnack-" */
-    s->compiled = arch_compiled(s->arch);
+    snprintf(s->arch, sizeof s->arch, "%s", arch);
     s->cus = prop.multiProcessorCount;
     hipError_t err = hipStreamCreateWithFlags(&s->stream, hipStreamNonBlocking);
     if (err != hipSuccess) {
@@ -126,9 +134,8 @@ static int hip_open(int device, void **state, char *desc, size_t desc_len)
                             hipGetErrorString(err));
     }
     s->own_stream = s->stream;
-    snprintf(desc, desc_len, "%s (%s, %d CUs, %.1f GiB%s)", prop.name, prop.gcnArchName,
-             prop.multiProcessorCount, (double)prop.totalGlobalMem / (1 << 30),
-             s->compiled ? "" : "; not a compiled target: tile engine unavailable");
+    snprintf(desc, desc_len, "%s (%s, %d CUs, %.1f GiB)", prop.name, prop.gcnArchName,
+             prop.multiProcessorCount, (double)prop.totalGlobalMem / (1 << 30));
     *state = s;
     return 0;
 }
@@ -149,9 +156,14 @@ static int hip_close(void *state)
     return 0;
 }
 
+/* Every operation starts here: its device current, and no error pending
+ * from an earlier runtime call (the caller's own, or a failure this library
+ * reported already), which the operation's launch checks would otherwise
+ * take for their own (hipGetLastError returns the last error of any call). */
 static int use_device(hip_state *s)
 {
     HIP_TRY(hipSetDevice(s->device));
+    (void)hipGetLastError();
     return 0;
 }
 
@@ -283,14 +295,12 @@ static int hip_timer_destroy(void *state, void *timer)
     return 0;
 }
 
-/* A shape runs where its instruction exists and the fat binary holds code
- * for the device's target; anything else (RDNA, gfx908, newer CDNA not
- * compiled for) is unavailable rather than a launch failure. */
+/* A shape runs where its instruction exists (the device's target is a
+ * compiled one: hip_open); a shape of gfx94x only is unavailable on gfx90a
+ * rather than a launch failure. */
 static int hip_shape_available(void *state, int index)
 {
     const hip_state *s = (const hip_state *)state;
-    if (!s->compiled)
-        return 0;
     if (shape_kernels[index].needs == ON_GFX94X_ONLY)
         return is_gfx94x(s->arch);
     return !strcmp(s->arch, "gfx90a") || is_gfx94x(s->arch);
@@ -304,8 +314,8 @@ static int hip_mma_batched(void *state, const partile_tile_t *tile, int shape_in
     int st = use_device(s);
     if (st < 0)
         return st;
-    const long long tiles = (long long)batch * ((rows + tile->m - 1) / tile->m) *
-                            ((cols + tile->n - 1) / tile->n);
+    const long long tiles = (long long)batch * (((long long)rows + tile->m - 1) / tile->m) *
+                            (((long long)cols + tile->n - 1) / tile->n); /* rows near INT_MAX */
     const int threads = 256; /* 4 waves, one tile each */
     const long long blocks = (tiles * HIP_WAVE + threads - 1) / threads;
     if (blocks > 0x7fffffffLL)
