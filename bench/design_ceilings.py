@@ -18,7 +18,7 @@ bench roofline
 design: offsets 8 twice, the particles, x once (its corners are staged per
 cell; at least 8M from DRAM), the buffer 64M each way, y 8M.
 
-With x pairs (bench/candidates/corner-x-pairs-walk-unmeasured.patch; the
+With x pairs (bench/candidates/corner-x-pairs-walk-mixed.patch; the
 earlier corner-x-pairs-refuted.patch moved the same bytes) the first pass
 writes four slots per cell (32M), not eight chains, and the second pass
 reads them: the x sums of the points whose two cells share a group of G
