@@ -2,6 +2,7 @@
  * sort-interval advisor (host arithmetic, identical for every backend). */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,8 +200,15 @@ int partile_permute(partile_context_t *ctx, size_t n, const int64_t *perm, int c
         scratch = own;
     }
     st = ctx->ops->permute(ctx->state, n, perm, count, arrays, scratch);
-    if (own) /* not partile_free, which would forget a failure's detail */
+    if (own) { /* the failure's detail kept: not partile_free, which clears it,
+                * and a release that fails after it (a sticky device error)
+                * does not replace it */
+        char detail[512];
+        snprintf(detail, sizeof detail, "%s", partile_last_error_detail());
         (void)ctx->ops->release(ctx->state, own);
+        if (st < 0)
+            partile_fail(st, "%s", detail);
+    }
     return st;
 }
 

@@ -139,6 +139,35 @@ else
     fail "kept-outputs: the first run failed: $(cat "$tmp/stderr")"
 fi
 
+# ---- outputs that are not plain files ------------------------------------------
+# A symbolic link is written through (its target replaced, the link kept) and
+# a pipe is written into, as npy_write would: the temporary file and rename
+# are for regular files only.
+links="$tmp/links"
+mkdir -p "$links"
+: >"$tmp/perm-target.npy"
+ln -s "$tmp/perm-target.npy" "$links/perm.npy"
+mkfifo "$links/cell.npy"
+cat "$links/cell.npy" >"$tmp/cell-from-pipe.npy" &
+reader=$!
+if ! "$partile" sort --backend reference --cells 20,10 --positions "$tmp/four-a.npy" \
+        --out "$links" >/dev/null 2>"$tmp/stderr"; then
+    fail "links-and-pipes: $(cat "$tmp/stderr")"
+fi
+# a pipe replaced by a file never gets a writer: its reader would wait forever
+[ -p "$links/cell.npy" ] || { : >"$links/cell.npy.unblock"; kill "$reader" 2>/dev/null; }
+wait "$reader" 2>/dev/null
+if [ ! -L "$links/perm.npy" ] || [ ! -p "$links/cell.npy" ]; then
+    fail "links-and-pipes: the link or the pipe was replaced: $(ls -l "$links")"
+elif ! "$py" -c "import sys, numpy as np
+a, b = np.load(sys.argv[1]), np.load(sys.argv[2])
+assert a.shape == (4,) and b.shape == (4,), (a.shape, b.shape)" \
+        "$tmp/perm-target.npy" "$tmp/cell-from-pipe.npy"; then
+    fail "links-and-pipes: the link's target or the pipe's reader did not get the array"
+else
+    echo "ok (links-and-pipes)"
+fi
+
 # ---- runs that must fail -----------------------------------------------------
 # bad NAME WANT_STATUS partile-sort-args... ("any" = any non-zero status)
 bad() {

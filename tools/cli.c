@@ -1,4 +1,5 @@
 /* Shared pieces of the `partile` subcommands (tools/cli.h). */
+#define _XOPEN_SOURCE 700 /* realpath (the build asks for POSIX 2008 only) */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -358,7 +359,7 @@ char *join_path(const char *dir, const char *name)
 int write_outputs(const char *cmd, const char *dir, const output_array *arrays, int count)
 {
     enum { MOST = 4 };
-    char *final[MOST] = { NULL }, *temp[MOST] = { NULL };
+    char *final[MOST] = { NULL }, *temp[MOST] = { NULL }; /* temp NULL: written in place */
     int created = 0, written = 0, rc = -1;
     if (count > MOST) {
         fprintf(stderr, "partile %s: internal error: %d outputs\n", cmd, count);
@@ -369,17 +370,35 @@ int write_outputs(const char *cmd, const char *dir, const output_array *arrays, 
     char err[NPY_ERR_SIZE];
     for (int k = 0; k < count; k++) {
         final[k] = dir ? join_path(dir, arrays[k].name) : malloc(strlen(arrays[k].name) + 1);
-        if (final[k] && !dir)
-            strcpy(final[k], arrays[k].name);
-        char suffix[64];
-        snprintf(suffix, sizeof suffix, ".partile-%ld-%d.tmp", (long)getpid(), k);
-        temp[k] = final[k] ? malloc(strlen(final[k]) + strlen(suffix) + 1) : NULL;
-        if (!temp[k]) {
+        if (!final[k]) {
             fprintf(stderr, "partile %s: out of host memory\n", cmd);
             goto done;
         }
-        strcat(strcpy(temp[k], final[k]), suffix);
-        if (npy_write_nd(temp[k], arrays[k].dtype, arrays[k].ndim, arrays[k].shape, arrays[k].data,
+        if (!dir)
+            strcpy(final[k], arrays[k].name);
+        /* a symbolic link: the file it names is replaced, not the link; what
+         * is not a regular file (a pipe, /dev/stdout) is written into, as a
+         * rename would replace it */
+        struct stat st, lst;
+        const int exists = stat(final[k], &st) == 0;
+        if (exists && lstat(final[k], &lst) == 0 && S_ISLNK(lst.st_mode)) {
+            char *real = realpath(final[k], NULL);
+            if (real) {
+                free(final[k]);
+                final[k] = real;
+            }
+        }
+        const char *path = final[k];
+        if (!exists || S_ISREG(st.st_mode)) {
+            char suffix[64];
+            snprintf(suffix, sizeof suffix, ".partile-%ld-%d.tmp", (long)getpid(), k);
+            if (!(temp[k] = malloc(strlen(final[k]) + strlen(suffix) + 1))) {
+                fprintf(stderr, "partile %s: out of host memory\n", cmd);
+                goto done;
+            }
+            path = strcat(strcpy(temp[k], final[k]), suffix);
+        }
+        if (npy_write_nd(path, arrays[k].dtype, arrays[k].ndim, arrays[k].shape, arrays[k].data,
                          err) < 0) {
             fprintf(stderr, "partile %s: %s: %s\n", cmd, final[k], err);
             goto done;
@@ -387,20 +406,23 @@ int write_outputs(const char *cmd, const char *dir, const output_array *arrays, 
         written = k + 1;
     }
     for (int k = 0; k < count; k++)
-        if (rename(temp[k], final[k]) != 0) {
+        if (temp[k] && rename(temp[k], final[k]) != 0) {
             fprintf(stderr, "partile %s: %s: cannot replace it: %s%s\n", cmd, final[k],
                     strerror(errno), k ? " (the outputs before it were replaced)" : "");
             for (int j = k; j < count; j++)
-                remove(temp[j]);
+                if (temp[j])
+                    remove(temp[j]);
             written = 0;
-            created = 0; /* what was renamed stays */
+            if (k)
+                created = 0; /* what was renamed stays */
             goto done;
         }
     written = 0;
     rc = 0;
 done:
     for (int k = 0; k < written; k++)
-        remove(temp[k]);
+        if (temp[k])
+            remove(temp[k]);
     if (rc < 0 && created)
         rmdir(dir);
     for (int k = 0; k < count; k++)

@@ -385,8 +385,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    for (int i = 2; i < argc; i++) /* partile COMMAND ... --help */
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+    for (int i = 2; i < argc; i++) /* partile COMMAND ... --help, or -h right after it (later, a value) */
+        if (!strcmp(argv[i], "--help") || (i == 2 && !strcmp(argv[i], "-h"))) {
             usage(stdout);
             return 0;
         }
