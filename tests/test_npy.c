@@ -16,40 +16,9 @@
 
 #include <cmocka.h>
 
+#include "tests/npy_raw.h"
 #include "tests/temp_dir.h"
 #include "tools/npy.h"
-
-static void write_bytes(const char *name, const void *bytes, size_t n)
-{
-    FILE *f = fopen(temp_path(name), "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(bytes, 1, n, f), n);
-    assert_int_equal(fclose(f), 0);
-}
-
-/* A .npy file by hand: version major.0, the header text as given (no padding
- * added), the length field `hlen_field` (or the true length if < 0), then
- * data_len bytes of data. */
-static void write_npy_raw(const char *name, int major, int minor, const char *header,
-                          long long hlen_field, const void *data, size_t data_len)
-{
-    size_t hl = strlen(header);
-    size_t lenbytes = major == 1 ? 2 : 4;
-    size_t n = 8 + lenbytes + hl + data_len;
-    unsigned char *buf = calloc(1, n);
-    assert_non_null(buf);
-    memcpy(buf, "\x93NUMPY", 6);
-    buf[6] = (unsigned char)major;
-    buf[7] = (unsigned char)minor;
-    unsigned long long h = hlen_field < 0 ? hl : (unsigned long long)hlen_field;
-    for (size_t i = 0; i < lenbytes; i++)
-        buf[8 + i] = (unsigned char)(h >> (8 * i));
-    memcpy(buf + 8 + lenbytes, header, hl);
-    if (data_len)
-        memcpy(buf + 8 + lenbytes + hl, data, data_len);
-    write_bytes(name, buf, n);
-    free(buf);
-}
 
 /* The reader must fail, leave *out empty and say why (containing `needle`). */
 static void expect_error(const char *name, const char *needle)
@@ -210,17 +179,17 @@ static void test_missing_and_not_npy(void **state)
     (void)state;
     expect_error("does-not-exist.npy", "cannot open");
     expect_error("", NULL); /* the temp dir itself */
-    write_bytes("empty.npy", "", 0);
+    temp_write_file("empty.npy", "", 0);
     expect_error("empty.npy", "truncated");
-    write_bytes("text.npy", "hello, this is not numpy at all\n", 32);
+    temp_write_file("text.npy", "hello, this is not numpy at all\n", 32);
     expect_error("text.npy", "magic");
-    write_bytes("short-magic.npy", "\x93NU", 3);
+    temp_write_file("short-magic.npy", "\x93NU", 3);
     expect_error("short-magic.npy", "truncated");
-    write_bytes("short-bad.npy", "PK\x03", 3);
+    temp_write_file("short-bad.npy", "PK\x03", 3);
     expect_error("short-bad.npy", "magic");
-    write_bytes("no-len.npy", "\x93NUMPY\x01\x00\x40", 9);
+    temp_write_file("no-len.npy", "\x93NUMPY\x01\x00\x40", 9);
     expect_error("no-len.npy", "truncated");
-    write_bytes("no-len2.npy", "\x93NUMPY\x02\x00\x40\x00", 10);
+    temp_write_file("no-len2.npy", "\x93NUMPY\x02\x00\x40\x00", 10);
     expect_error("no-len2.npy", "truncated");
     write_npy_raw("v4.npy", 4, 0, HDR("<f8", "False", "(0,)"), -1, NULL, 0);
     expect_error("v4.npy", "version");
@@ -365,7 +334,7 @@ static void test_bad_dict(void **state)
     memcpy(buf + 10, h, strlen(h));
     buf[10 + 63] = '\n';
     buf[10 + 20] = '\0';
-    write_bytes("nul.npy", buf, sizeof buf);
+    temp_write_file("nul.npy", buf, sizeof buf);
     expect_error("nul.npy", "NUL");
 }
 
@@ -452,12 +421,9 @@ static void test_pipe_claiming_more(void **state)
     const double two[2] = { 1.5, -2.5 };
     write_npy_raw("claim.npy", 1, 0, "{'descr': '<f8', 'fortran_order': False, "
                   "'shape': (1099511627776,), }\n", -1, two, sizeof two);
-    FILE *src = fopen(temp_path("claim.npy"), "rb");
-    assert_non_null(src);
     unsigned char bytes[256];
-    const size_t n = fread(bytes, 1, sizeof bytes, src);
-    fclose(src);
-    assert_true(n > 16 && n < sizeof bytes);
+    const size_t n = temp_read_file("claim.npy", bytes, sizeof bytes);
+    assert_true(n > 16);
     assert_int_equal(mkfifo(temp_path("claim.fifo"), 0600), 0);
     const pid_t child = fork();
     assert_true(child >= 0);

@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "tests/npy_raw.h"
 #include "tests/sort_util.h"
 #include "tests/temp_dir.h"
 #include "tools/npy.h"
@@ -32,36 +33,17 @@ typedef struct file_bytes {
     size_t n;
 } file_bytes;
 
-static void write_file(const char *name, const file_bytes *f)
-{
-    FILE *fp = fopen(temp_path(name), "wb");
-    assert_non_null(fp);
-    assert_int_equal(fwrite(f->b, 1, f->n, fp), f->n);
-    assert_int_equal(fclose(fp), 0);
-}
-
 static void read_file(const char *name, file_bytes *f)
 {
-    FILE *fp = fopen(temp_path(name), "rb");
-    assert_non_null(fp);
-    f->n = fread(f->b, 1, MAX_FILE, fp);
-    assert_true(f->n > 0 && f->n < MAX_FILE);
-    assert_int_equal(fclose(fp), 0);
+    f->n = temp_read_file(name, f->b, MAX_FILE);
+    assert_true(f->n > 0);
 }
 
-/* A file by hand: magic, version major.0, the header text, then data. */
+/* A file by hand (npy_raw.h): version major.0, the header text, then data. */
 static void hand_file(file_bytes *f, int major, const char *header, const void *data, size_t len)
 {
-    const size_t hl = strlen(header), lenbytes = major == 1 ? 2 : 4;
-    f->n = 8 + lenbytes + hl + len;
-    assert_true(f->n < MAX_FILE);
-    memcpy(f->b, "\x93NUMPY", 6);
-    f->b[6] = (unsigned char)major;
-    f->b[7] = 0;
-    for (size_t i = 0; i < lenbytes; i++)
-        f->b[8 + i] = (unsigned char)(hl >> (8 * i));
-    memcpy(f->b + 8 + lenbytes, header, hl);
-    memcpy(f->b + 8 + lenbytes + hl, data, len);
+    write_npy_raw("hand.npy", major, 0, header, -1, data, len);
+    read_file("hand.npy", f);
 }
 
 /* The seeds: every dtype, 1-D and 2-D, empty, and the three header versions. */
@@ -142,7 +124,7 @@ static int zeroed(const npy_array_t *a)
 /* npy_read's promises for the bytes of f; returns how many it accepted. */
 static int check_file(const file_bytes *f)
 {
-    write_file("m.npy", f);
+    temp_write_file("m.npy", f->b, f->n);
     npy_array_t a;
     char err[NPY_ERR_SIZE];
     memset(&a, 0x5a, sizeof a); /* npy_read must zero it first */
