@@ -94,23 +94,25 @@ static const char *option_value(const char *cmd, int argc, char **argv, int i)
  * them, -1 after a message if its value is bad or missing (a usage error). */
 int parse_grid_option(const char *cmd, grid_opts *o, int argc, char **argv, int *i)
 {
-    static const char *const names[] = { "--backend", "--device", "--cells", "--lower",
-                                         "--upper", "--positions", "--periodic" };
-    int k = 0;
-    while (k < 7 && strcmp(argv[*i], names[k]) != 0)
-        k++;
-    if (k == 7)
-        return 0;
-    if (k == 6) {
+    const char *a = argv[*i];
+    if (!strcmp(a, "--periodic")) {
         o->periodic = 1;
         return 1;
     }
+    const char **text = !strcmp(a, "--backend")     ? &o->backend
+                        : !strcmp(a, "--cells")     ? &o->cells_arg
+                        : !strcmp(a, "--lower")     ? &o->lower_arg
+                        : !strcmp(a, "--upper")     ? &o->upper_arg
+                        : !strcmp(a, "--positions") ? &o->positions
+                                                    : NULL;
+    if (!text && strcmp(a, "--device") != 0)
+        return 0;
     const char *v = option_value(cmd, argc, argv, *i);
     if (!v)
         return -1;
-    if (k == 0)
-        o->backend = v;
-    else if (k == 1) {
+    if (text) {
+        *text = v;
+    } else { /* --device */
         char *end;
         long d = strtol(v, &end, 10);
         if (*end || v[0] == '\0' || d < 0 || d > 1024) {
@@ -119,14 +121,7 @@ int parse_grid_option(const char *cmd, grid_opts *o, int argc, char **argv, int 
             return -1;
         }
         o->device = (int)d;
-    } else if (k == 2)
-        o->cells_arg = v;
-    else if (k == 3)
-        o->lower_arg = v;
-    else if (k == 4)
-        o->upper_arg = v;
-    else
-        o->positions = v;
+    }
     (*i)++;
     return 1;
 }
