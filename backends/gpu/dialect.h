@@ -32,6 +32,7 @@
 #define gpuHostMalloc(p, bytes) hipHostMalloc((p), (bytes), hipHostMallocDefault)
 #define gpuGetDevice hipGetDevice
 #define gpuDeviceGetAttribute hipDeviceGetAttribute
+#define gpuDeviceAttr hipDeviceAttribute_t
 #define gpuDevAttrSharedPerSM hipDeviceAttributeMaxSharedMemoryPerMultiprocessor
 #define gpuDevAttrSharedPerBlock hipDeviceAttributeMaxSharedMemoryPerBlock
 #define gpuFreeHost hipHostFree
@@ -74,6 +75,7 @@
 #define gpuHostMalloc(p, bytes) cudaMallocHost((p), (bytes))
 #define gpuGetDevice cudaGetDevice
 #define gpuDeviceGetAttribute cudaDeviceGetAttribute
+#define gpuDeviceAttr cudaDeviceAttr
 #define gpuDevAttrSharedPerSM cudaDevAttrMaxSharedMemoryPerMultiprocessor
 #define gpuDevAttrSharedPerBlock cudaDevAttrMaxSharedMemoryPerBlockOptin
 #define gpuFreeHost cudaFreeHost
@@ -111,15 +113,22 @@
                          (int)cudaSharedmemCarveoutMaxShared)
 #endif
 
-/* Shared memory (LDS) of one multiprocessor, bytes; 0 if the query fails. */
-static inline int partile_shared_per_sm(void)
+/* An attribute of the current device; 0 if the query fails (its error
+ * cleared: not the next launch check's). */
+static inline int partile_device_attribute(gpuDeviceAttr attr)
 {
     int dev = 0, v = 0;
-    if (gpuGetDevice(&dev) != gpuSuccess || gpuDeviceGetAttribute(&v, gpuDevAttrSharedPerSM, dev) != gpuSuccess) {
-        (void)gpuGetLastError(); /* not the next launch check's */
+    if (gpuGetDevice(&dev) != gpuSuccess || gpuDeviceGetAttribute(&v, attr, dev) != gpuSuccess) {
+        (void)gpuGetLastError();
         return 0;
     }
     return v;
+}
+
+/* Shared memory (LDS) of one multiprocessor, bytes; 0 if the query fails. */
+static inline int partile_shared_per_sm(void)
+{
+    return partile_device_attribute(gpuDevAttrSharedPerSM);
 }
 
 /* The dynamic shared memory a block of a kernel with static_bytes of its
@@ -132,12 +141,9 @@ static inline int partile_shared_per_sm(void)
  * figure, so that those paths run, and are tested, on a larger GPU. */
 static inline size_t partile_block_shared(size_t static_bytes)
 {
-    int dev = 0, v = 0;
-    if (gpuGetDevice(&dev) != gpuSuccess ||
-        gpuDeviceGetAttribute(&v, gpuDevAttrSharedPerBlock, dev) != gpuSuccess) {
-        (void)gpuGetLastError();
+    int v = partile_device_attribute(gpuDevAttrSharedPerBlock);
+    if (v == 0)
         return 0;
-    }
     const char *limit = getenv("PARTILE_BLOCK_SHARED_LIMIT");
     if (limit && *limit) {
         const long long l = strtoll(limit, NULL, 10);
