@@ -284,12 +284,12 @@ static void scenario_deposit_all(partile_context_t *ctx, uint64_t seed)
                     }
     /* one cell along x, no periodic axis: the GPU's by-cell first pass steps
      * a group's cells by a carry per cell (cic_cell_coords_after), in
-     * rounds (one component, 4 per cell) and in batches (20 per cell, and
-     * three components) */
+     * rounds (4 and 20 per cell), and with a thread per cell (1.5 per cell:
+     * no x pair formed in a warp, every cell its row's last) */
     for (int m = 1; m <= 3; m += 2)
-        for (int dense = 0; dense < 2; dense++) {
+        for (int dense = 0; dense < 3; dense++) {
             dep_case thin = { 3, 0, PARTILE_SHAPE_CIC, PARTILE_CENTERING_NODE, m, 0, 1, 0, 0 };
-            run_deposit_case(ctx, &thin, dense ? 400 : 80, &rng);
+            run_deposit_case(ctx, &thin, dense == 2 ? 400 : dense ? 80 : 30, &rng);
         }
     /* the node-centred CIC line kernel's dense chunks (two batches, from 10
      * per cell; LINE_DENSE_PPC) and the TSC tile kernel's rows of several

@@ -543,18 +543,22 @@ static int run_case(const spec &s, int cent, uint64_t seed)
             fails++;
         }
         if (s.W == 2 && node && s.dim == 3 && by_points && (M == 1 || M == 3)) {
-            /* the first pass in batches per cell, then in compacted rounds:
-             * the library's shape (two corners per lane in rounds of 8,
-             * corner_first's for the deposit), then another in turn from
-             * case to case (one corner per lane in rounds of 16, and 32 for
-             * one component) */
+            /* the first pass in batches per cell, then in compacted rounds
+             * (two corners per lane in rounds of 8, corner_first's for the
+             * apply), then another in turn from case to case (one corner per
+             * lane in rounds of 16, and 32 for one component), then a
+             * thread per cell with x pairs in warps (corner_first's up to
+             * CORNER_THREADS_PPC) */
             const int shape = corner_cases % 2;
             const long long nn = (long long)n;
-            for (int pass = 0; pass < 3; pass++) {
-                const int rounds = pass > 0;
+            for (int pass = 0; pass < 4; pass++) {
+                const int rounds = pass == 1 || pass == 2;
+                /* the first pass's x pair groups (corner_pair_joined) */
+                const int group = pass == 3 ? CORNER_THREADS_GROUP : 1;
                 const char *first_pass = pass == 0   ? "k_cell_corner_sums"
                                          : pass == 1 ? "k_cell_corner_rounds, two corners per lane"
-                                                     : "k_cell_corner_rounds, one corner per lane";
+                                         : pass == 2 ? "k_cell_corner_rounds, one corner per lane"
+                                                     : "k_cell_corner_threads";
                 std::vector<double> corners(8 * (size_t)ncells * M, NAN), yk = y0;
                 ull words[4] = { NO_BAD, NO_BAD, NO_BAD, NO_BAD };
                 corner_source src;
@@ -566,7 +570,22 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                     ull *const lw = &words[2], *const pw = &words[0], *const ow = &words[3];
                     double *const out = corners.data();
                     const int64_t *const o = off.data();
-                    if (!rounds && M == 1)
+                    if (pass == 3) {
+                        /* the deposit's (corner_first), then the other
+                         * loading from case to case */
+                        if (M == 1 && shape)
+                            k_cell_corner_threads<1, 0>(ncells, t, o, nn, src, lw,
+                                                                       pw, ow, out);
+                        else if (M == 1)
+                            k_cell_corner_threads<1, 1>(ncells, t, o, nn, src, lw,
+                                                                       pw, ow, out);
+                        else if (shape)
+                            k_cell_corner_threads<3, 0>(ncells, t, o, nn, src, lw,
+                                                                       pw, ow, out);
+                        else
+                            k_cell_corner_threads<3, 1>(ncells, t, o, nn, src, lw,
+                                                                       pw, ow, out);
+                    } else if (!rounds && M == 1)
                         k_cell_corner_sums<1, 4, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw, ow,
                                                                 out);
                     else if (!rounds)
@@ -595,9 +614,11 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                 }
                 launch(3, 64, [&] {
                     if (M == 1)
-                        k_point_corner_sums<1, 1>(total, t, corners.data(), ncells, 1.0, yk.data());
+                        k_point_corner_sums<1, 1>(total, t, corners.data(), ncells, group, 1.0,
+                                                  yk.data());
                     else
-                        k_point_corner_sums<3, 1>(total, t, corners.data(), ncells, 1.0, yk.data());
+                        k_point_corner_sums<3, 1>(total, t, corners.data(), ncells, group, 1.0,
+                                                  yk.data());
                 });
                 if (memcmp(added_by_cell.data(), yk.data(), yk.size() * sizeof(double)) != 0) {
                     printf("FAIL %s: the corner passes (%s) differ from the reference by cell "
@@ -615,9 +636,11 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                 launch(3, 64, [&] {
                     double *const out = y0k.data();
                     if (M == 1)
-                        k_point_corner_sums<1, 0>(total, t, corners.data(), ncells, sigma, out);
+                        k_point_corner_sums<1, 0>(total, t, corners.data(), ncells, group, sigma,
+                                                  out);
                     else
-                        k_point_corner_sums<3, 0>(total, t, corners.data(), ncells, sigma, out);
+                        k_point_corner_sums<3, 0>(total, t, corners.data(), ncells, group, sigma,
+                                                  out);
                 });
                 if (memcmp(want0.data(), y0k.data(), want0.size() * sizeof(double)) != 0) {
                     printf("FAIL %s: the corner passes (%s, ADD 0) differ from sigma times the "
@@ -667,9 +690,11 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                 });
                 launch(3, 64, [&] {
                     if (M == 1)
-                        k_point_corner_sums<1, 0>(total, t, ac.data(), ncells, mp.sigma, ay.data());
+                        k_point_corner_sums<1, 0>(total, t, ac.data(), ncells, 1, mp.sigma,
+                                                  ay.data());
                     else
-                        k_point_corner_sums<3, 0>(total, t, ac.data(), ncells, mp.sigma, ay.data());
+                        k_point_corner_sums<3, 0>(total, t, ac.data(), ncells, 1, mp.sigma,
+                                                  ay.data());
                 });
                 if (aw5[0] != NO_BAD || aw5[1] != NO_BAD || aw5[4] != NO_BAD ||
                     memcmp(want_apply[b].data(), ay.data(), ay.size() * sizeof(double)) != 0) {
@@ -738,7 +763,7 @@ static int run_case(const spec &s, int cent, uint64_t seed)
         k_deposit_sorted(total, tg, off.data(), vs.data(), 1, ys.data());
         if (s.W == 2 && node && s.dim == 3 && M == 3) {
             std::vector<double> corners(8 * (size_t)ncells * M, 0.0);
-            k_point_corner_sums<3, 1>(total, tg, corners.data(), ncells, 1.0, ys.data());
+            k_point_corner_sums<3, 1>(total, tg, corners.data(), ncells, 1, 1.0, ys.data());
         }
         if (!fractions)
             return;
@@ -810,6 +835,10 @@ static const spec cases[] = {
      * group's cells by a carry per cell (cic_cell_coords_after) */
     { 3, { 1, 7, 5 }, { 0, 1, 0 }, 2, 1, 6.0, BOXES_AWAY, 0 },
     { 3, { 1, 9, 4 }, { 0, 1, 1 }, 2, 3, 3.0, ON_NODES, 0 },
+    /* rows of 20 cells: a warp's cells (a thread per cell, x pairs in
+     * groups of a warp) wrap a row, and the grid's stride goes more than a
+     * row ahead */
+    { 3, { 20, 3, 2 }, { 1, 0, 1 }, 2, 3, 6.0, BOXES_AWAY, 0 },
     /* TSC (periodic axes of at least 4 cells) */
     { 1, { 260 }, { 1 }, 4, 1, 3.0, BOXES_AWAY | FAR_AWAY, 0 },
     { 1, { 4 }, { 1 }, 4, 3, 150.0, BOXES_AWAY | ON_NODES, 0 },
@@ -943,8 +972,8 @@ int main(int argc, char **argv)
            runs, fails);
     printf("# %lld words of shared memory written past a line kernel launch's size\n",
            smem_overruns);
-    printf("# %d cases of the by-cell corner passes (the first pass in batches per cell and in "
-           "two shapes of rounds), %d runs of the apply's\n",
+    printf("# %d cases of the by-cell corner passes (the first pass in batches per cell, in "
+           "two shapes of rounds and a thread per cell), %d runs of the apply's\n",
            corner_cases, apply_corner_runs);
     long long stencil_positions = 0;
     const int stencil_fails = check_cell_stencil(seed ^ 0x5eedu, &stencil_positions);
