@@ -52,6 +52,20 @@ pipe whose measured rate (H200, RESULTS.md: plain FMA kernels, FP64 30.3
 and FP32 63.5 TFLOP/s, i.e. 15.15 and 31.75 10^12 instructions/s) bounds
 them however well issued. The ceiling is the roofline's time over that
 time: the highest fraction of the memory roofline any such design reaches.
+
+Mass-matrix assembly (partile_mass_assemble, bitwise, CIC 3-D, one chunk,
+omega given; bench/bench_mass.cu). Scalar, bench roofline
+  32 n + 8 + 112                         positions and q; offsets; 14 stored
+                                         couplings per point written
+design: k_check_offsets 8, pass 1 offsets 8 + the particles + the groups'
+local entries (36 couplings of the 8 x 8 in the stored half, 288 B per
+cell) written, pass 2 reads them and writes the storage (sigma fused).
+Tensor, bench roofline: the useful flops 2 * 8 * 8 * 9 per particle over the
+measured FP64 tile peak (m16n8k16, 66.6 TFLOP/s); its bytes: 56 n (positions,
+q, omega; omega is checked in pass 1, one_pass) + 16 + 2 * 2592 (the local
+entries, 36 x 9 doubles per cell, each way) + 1008 (14 x 9 per point). The
+tile peak is reached only where the memory time fits under the flops' time:
+the ceiling is the flops' time over the larger of the two.
 Usage: design_ceilings.py"""
 
 
@@ -115,3 +129,16 @@ for name, esize, rate in (("FP32", 4, 31.75e12), ("FP64", 8, 15.15e12)):
         line = ", ".join(f"{k} {v:5.0f} -> {min(1.0, roof_s / (v / rate)):.2f}"
                          for k, v in ops.items())
         print(f"  {name} {n:2d} per cell: {line}")
+MASS_BANDWIDTH = 4200e9  # measured copy on the H200, B/s (4167-4235, RESULTS.md)
+TILE_PEAK = 66.6e12  # measured FP64 m16n8k16, FLOP/s (RESULTS.md, issue #2)
+print("mass assembly, CIC 3-D, bitwise, one chunk (omega given for the tensor)")
+for n in (32, 128, 256, 1024):
+    roof = 32 * n + 8 + 112
+    design = 32 * n + 16 + 2 * 288 + 112
+    flops = 2 * 8 * 8 * 9 * n
+    tbytes = 56 * n + 16 + 2 * 2592 + 1008
+    t_flops, t_bytes = flops / TILE_PEAK, tbytes / MASS_BANDWIDTH
+    print(f"  {n:5d} per cell: scalar {roof:6d} / {design:6d} B = {roof / design:.2f} of the "
+          f"memory roofline; tensor {t_flops * 1e9:.2f} ns of tile peak a cell against "
+          f"{tbytes:6d} B = {t_bytes * 1e9:.2f} ns: {min(1.0, t_flops / t_bytes):.2f} of the "
+          f"tile peak")
