@@ -200,7 +200,8 @@ static void expect_same(const char *what, const void *a, const void *b, size_t b
  * apply_by_cell_split), also 5 and 0.8 per cell (scalar: V formed first up
  * to 1.5 per cell) and 2, 4.6 and 1 (tensor: V formed first up to 3 per
  * cell, with B up to 5; else the compacted rounds up to 3 per cell, batches
- * of 8 per cell up to 6, of 16 above). */
+ * of 8 per cell up to 6, of 16 above); V formed first goes through the
+ * deposit's first pass, with a thread per cell up to 2 per cell. */
 static size_t scenario_apply_count(int dim, int shape, int kind, int variant)
 {
     static const size_t cic3[2][5] = { { 4000, 1260, 200, 0 }, { 4000, 500, 1150, 250, 0 } };

@@ -544,11 +544,13 @@ static int run_case(const spec &s, int cent, uint64_t seed)
         }
         if (s.W == 2 && node && s.dim == 3 && by_points && (M == 1 || M == 3)) {
             /* the first pass in batches per cell, then in compacted rounds
-             * (two corners per lane in rounds of 8, corner_first's for the
-             * apply), then another in turn from case to case (one corner per
-             * lane in rounds of 16, and 32 for one component), then a
-             * thread per cell with x pairs in warps (corner_first's up to
-             * CORNER_THREADS_PPC) */
+             * (two corners per lane in rounds of 8, corner_first's above
+             * CORNER_THREADS_PPC), then another in turn from case to case
+             * (one corner per lane in rounds of 16, and 32 for one
+             * component), then a thread per cell with x pairs in warps
+             * (corner_first's up to CORNER_THREADS_PPC for values per
+             * particle), in one block: its stride of CORNER_THREADS cells
+             * steps the lanes' x index across rows */
             const int shape = corner_cases % 2;
             const long long nn = (long long)n;
             for (int pass = 0; pass < 4; pass++) {
@@ -566,7 +568,7 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                 src.V = vs.data();
                 /* batches per cell of 32 and 16 (several per cell at 40 and
                  * 150 per cell), or the rounds */
-                launch(3, CORNER_THREADS, [&] {
+                launch(pass == 3 ? 1 : 3, CORNER_THREADS, [&] {
                     ull *const lw = &words[2], *const pw = &words[0], *const ow = &words[3];
                     double *const out = corners.data();
                     const int64_t *const o = off.data();
@@ -836,8 +838,8 @@ static const spec cases[] = {
     { 3, { 1, 7, 5 }, { 0, 1, 0 }, 2, 1, 6.0, BOXES_AWAY, 0 },
     { 3, { 1, 9, 4 }, { 0, 1, 1 }, 2, 3, 3.0, ON_NODES, 0 },
     /* rows of 20 cells: a warp's cells (a thread per cell, x pairs in
-     * groups of a warp) wrap a row, and the grid's stride goes more than a
-     * row ahead */
+     * groups of a warp) wrap rows, and the block's stride (64 cells) goes
+     * more than a row ahead */
     { 3, { 20, 3, 2 }, { 1, 0, 1 }, 2, 3, 6.0, BOXES_AWAY, 0 },
     /* TSC (periodic axes of at least 4 cells) */
     { 1, { 260 }, { 1 }, 4, 1, 3.0, BOXES_AWAY | FAR_AWAY, 0 },
