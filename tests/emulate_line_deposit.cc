@@ -547,7 +547,8 @@ static int run_case(const spec &s, int cent, uint64_t seed)
              * (two corners per lane in rounds of 8, corner_first's above
              * CORNER_THREADS_PPC), then another in turn from case to case
              * (one corner per lane in rounds of 16, and 32 for one
-             * component), then a thread per cell with x pairs in warps
+             * component; x pairs as the group below says), then a thread
+             * per cell with x pairs in warps
              * (corner_first's up to CORNER_THREADS_PPC for values per
              * particle), in one block: its stride of CORNER_THREADS cells
              * steps the lanes' x index across rows */
@@ -555,8 +556,14 @@ static int run_case(const spec &s, int cent, uint64_t seed)
             const long long nn = (long long)n;
             for (int pass = 0; pass < 4; pass++) {
                 const int rounds = pass == 1 || pass == 2;
-                /* the first pass's x pair groups (corner_pair_joined) */
-                const int group = pass == 3 ? CORNER_THREADS_GROUP : 1;
+                /* the first pass's x pair groups (corner_pair_joined):
+                 * the rounds' pairs in corner_first's (two corners per
+                 * lane, three components) and with one corner per lane and
+                 * one component in rounds of 16 */
+                const int group = pass == 3                            ? CORNER_THREADS_GROUP
+                                  : pass == 1 && M == 3                ? CORNER_ROUNDS_CELLS
+                                  : pass == 2 && M == 1 && shape == 0 ? CORNER_THREADS / 8
+                                                                       : 1;
                 const char *first_pass = pass == 0   ? "k_cell_corner_sums"
                                          : pass == 1 ? "k_cell_corner_rounds, two corners per lane"
                                          : pass == 2 ? "k_cell_corner_rounds, one corner per lane"
@@ -594,19 +601,19 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                         k_cell_corner_sums<3, 2, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw, ow,
                                                                 out);
                     else if (M == 1 && pass == 1)
-                        k_cell_corner_rounds<1, 2, 8, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
+                        k_cell_corner_rounds<1, 2, 8, CORNER_FROM_V, 0>(ncells, t, o, nn, src, lw, pw,
                                                                      ow, out);
                     else if (M == 1 && shape == 0)
-                        k_cell_corner_rounds<1, 1, 16, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
+                        k_cell_corner_rounds<1, 1, 16, CORNER_FROM_V, 1>(ncells, t, o, nn, src, lw, pw,
                                                                       ow, out);
                     else if (M == 1)
-                        k_cell_corner_rounds<1, 1, 32, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
+                        k_cell_corner_rounds<1, 1, 32, CORNER_FROM_V, 0>(ncells, t, o, nn, src, lw, pw,
                                                                       ow, out);
                     else if (pass == 1)
-                        k_cell_corner_rounds<3, 2, 8, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
+                        k_cell_corner_rounds<3, 2, 8, CORNER_FROM_V, 1>(ncells, t, o, nn, src, lw, pw,
                                                                      ow, out);
                     else
-                        k_cell_corner_rounds<3, 1, 16, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw,
+                        k_cell_corner_rounds<3, 1, 16, CORNER_FROM_V, 0>(ncells, t, o, nn, src, lw, pw,
                                                                       ow, out);
                 });
                 if (words[0] != NO_BAD || words[1] != NO_BAD || words[3] != NO_BAD) {
@@ -669,13 +676,13 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                 std::vector<double> ac(8 * (size_t)ncells * M, NAN), ay(total * M, NAN);
                 launch(3, CORNER_THREADS, [&] {
                     if (M == 1 && in_rounds)
-                        k_cell_corner_rounds<1, 2, 8, CORNER_APPLY_SCALAR>(
+                        k_cell_corner_rounds<1, 2, 8, CORNER_APPLY_SCALAR, 0>(
                             ncells, t, off.data(), nn, as, &aw5[3], &aw5[0], &aw5[4], ac.data());
                     else if (in_rounds && b == 0)
-                        k_cell_corner_rounds<3, 2, 8, CORNER_APPLY_OMEGA>(
+                        k_cell_corner_rounds<3, 2, 8, CORNER_APPLY_OMEGA, 0>(
                             ncells, t, off.data(), nn, as, &aw5[3], &aw5[0], &aw5[4], ac.data());
                     else if (in_rounds)
-                        k_cell_corner_rounds<3, 2, 8, CORNER_APPLY_BFIELD>(
+                        k_cell_corner_rounds<3, 2, 8, CORNER_APPLY_BFIELD, 0>(
                             ncells, t, off.data(), nn, as, &aw5[3], &aw5[0], &aw5[4], ac.data());
                     else if (M == 1)
                         k_cell_corner_sums<1, 4, CORNER_APPLY_SCALAR>(ncells, t, off.data(), nn, as,
