@@ -583,17 +583,17 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                         /* the deposit's (corner_first), then the other
                          * loading from case to case */
                         if (M == 1 && shape)
-                            k_cell_corner_threads<1, 0>(ncells, t, o, nn, src, lw,
-                                                                       pw, ow, out);
+                            k_cell_corner_threads<1, 0>(ncells, t, o, nn, src, lw, pw, ow,
+                                                        out);
                         else if (M == 1)
-                            k_cell_corner_threads<1, 1>(ncells, t, o, nn, src, lw,
-                                                                       pw, ow, out);
+                            k_cell_corner_threads<1, 1>(ncells, t, o, nn, src, lw, pw, ow,
+                                                        out);
                         else if (shape)
-                            k_cell_corner_threads<3, 0>(ncells, t, o, nn, src, lw,
-                                                                       pw, ow, out);
+                            k_cell_corner_threads<3, 0>(ncells, t, o, nn, src, lw, pw, ow,
+                                                        out);
                         else
-                            k_cell_corner_threads<3, 1>(ncells, t, o, nn, src, lw,
-                                                                       pw, ow, out);
+                            k_cell_corner_threads<3, 1>(ncells, t, o, nn, src, lw, pw, ow,
+                                                        out);
                     } else if (!rounds && M == 1)
                         k_cell_corner_sums<1, 4, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw, ow,
                                                                 out);
@@ -601,20 +601,20 @@ static int run_case(const spec &s, int cent, uint64_t seed)
                         k_cell_corner_sums<3, 2, CORNER_FROM_V>(ncells, t, o, nn, src, lw, pw, ow,
                                                                 out);
                     else if (M == 1 && pass == 1)
-                        k_cell_corner_rounds<1, 2, 8, CORNER_FROM_V, 0>(ncells, t, o, nn, src, lw, pw,
-                                                                     ow, out);
+                        k_cell_corner_rounds<1, 2, 8, CORNER_FROM_V, 0>(
+                            ncells, t, o, nn, src, lw, pw, ow, out);
                     else if (M == 1 && shape == 0)
-                        k_cell_corner_rounds<1, 1, 16, CORNER_FROM_V, 1>(ncells, t, o, nn, src, lw, pw,
-                                                                      ow, out);
+                        k_cell_corner_rounds<1, 1, 16, CORNER_FROM_V, 1>(
+                            ncells, t, o, nn, src, lw, pw, ow, out);
                     else if (M == 1)
-                        k_cell_corner_rounds<1, 1, 32, CORNER_FROM_V, 0>(ncells, t, o, nn, src, lw, pw,
-                                                                      ow, out);
+                        k_cell_corner_rounds<1, 1, 32, CORNER_FROM_V, 0>(
+                            ncells, t, o, nn, src, lw, pw, ow, out);
                     else if (pass == 1)
-                        k_cell_corner_rounds<3, 2, 8, CORNER_FROM_V, 1>(ncells, t, o, nn, src, lw, pw,
-                                                                     ow, out);
+                        k_cell_corner_rounds<3, 2, 8, CORNER_FROM_V, 1>(
+                            ncells, t, o, nn, src, lw, pw, ow, out);
                     else
-                        k_cell_corner_rounds<3, 1, 16, CORNER_FROM_V, 0>(ncells, t, o, nn, src, lw, pw,
-                                                                      ow, out);
+                        k_cell_corner_rounds<3, 1, 16, CORNER_FROM_V, 0>(
+                            ncells, t, o, nn, src, lw, pw, ow, out);
                 });
                 if (words[0] != NO_BAD || words[1] != NO_BAD || words[3] != NO_BAD) {
                     printf("FAIL %s: %s flagged %llx %llx %llx\n", what, first_pass, words[0],
