@@ -381,6 +381,46 @@ static int cmd_check(int argc, char **argv)
     return failures ? 1 : 0;
 }
 
+/* `partile CMD --help`: CMD's part of usage(), from its line to the next
+ * command's (deposit and gather together: they share options and the field
+ * points' numbering); all of usage() for a name that is not a command. */
+static void command_usage(FILE *f, const char *cmd)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *m = open_memstream(&text, &size);
+    if (m)
+        usage(m);
+    if (!m || fclose(m) != 0 || !text) {
+        free(text);
+        usage(f);
+        return;
+    }
+    const int transfer = !strcmp(cmd, "deposit") || !strcmp(cmd, "gather");
+    const char *first = transfer ? "deposit" : cmd, *start = NULL, *end = NULL;
+    const size_t len = strlen(first);
+    for (const char *line = text; *line && !end;) {
+        const char *next = strchr(line, '\n');
+        next = next ? next + 1 : line + strlen(line);
+        /* a command's line: two spaces, then its name */
+        const int command = line[0] == ' ' && line[1] == ' ' && line[2] >= 'a' && line[2] <= 'z';
+        if (command && start && !(transfer && !strncmp(line + 2, "gather ", 7)))
+            end = line;
+        else if (command && !start && !strncmp(line + 2, first, len) && line[2 + len] == ' ')
+            start = line;
+        line = next;
+    }
+    if (start) {
+        const int options = !strncmp(start + 2 + len, " [options]", 10);
+        fprintf(f, "usage: partile %s%s\n%.*s(partile --help: every command)\n", cmd,
+                options ? " [options]" : "", (int)((end ? end : start + strlen(start)) - start),
+                start);
+    } else {
+        fputs(text, f);
+    }
+    free(text);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -389,7 +429,7 @@ int main(int argc, char **argv)
     }
     for (int i = 2; i < argc; i++) /* partile COMMAND ... --help, or -h right after it (later, a value) */
         if (!strcmp(argv[i], "--help") || (i == 2 && !strcmp(argv[i], "-h"))) {
-            usage(stdout);
+            command_usage(stdout, argv[1]);
             return 0;
         }
     if (!strcmp(argv[1], "info"))
