@@ -24,16 +24,36 @@
 
 /* a / b, rounded to nearest even as IEEE division rounds it, where y is
  * 1.0 / b (correctly rounded: a division on the host or device). */
+/* The two corrections alone, for a caller that has shown its operands in
+ * range: |a| in [2^-900, 2^900] or a = +0, and b in [2^-100, 2^100]. With
+ * b > 0, a = +0 gives +0 as a / b does (q = +0, and every r is −0 + +0 =
+ * +0); a = −0 would give +0 too, so −0 is out of range. */
+static inline PARTILE_HD double partile_div_by_reciprocal_in_range(double a, double b, double y)
+{
+    double q = a * y;
+    double r = fma(-q, b, a);
+    q = fma(r, y, q); /* faithful */
+    r = fma(-q, b, a); /* exact */
+    return fma(r, y, q);
+}
+
+/* The range of the proof, for the dividend and the divisor apart (a caller
+ * may test the divisor once for many quotients). False for NaN. */
+static inline PARTILE_HD int partile_div_dividend_in_range(double a)
+{
+    const double ma = fabs(a);
+    return ma >= 0x1p-900 && ma <= 0x1p900;
+}
+static inline PARTILE_HD int partile_div_divisor_in_range(double b)
+{
+    const double mb = fabs(b);
+    return mb >= 0x1p-100 && mb <= 0x1p100;
+}
+
 static inline PARTILE_HD double partile_div_with_reciprocal(double a, double b, double y)
 {
-    const double ma = fabs(a), mb = fabs(b);
-    if (ma >= 0x1p-900 && ma <= 0x1p900 && mb >= 0x1p-100 && mb <= 0x1p100) {
-        double q = a * y;
-        double r = fma(-q, b, a);
-        q = fma(r, y, q); /* faithful */
-        r = fma(-q, b, a); /* exact */
-        return fma(r, y, q);
-    }
+    if (partile_div_dividend_in_range(a) && partile_div_divisor_in_range(b))
+        return partile_div_by_reciprocal_in_range(a, b, y);
     return a / b;
 }
 

@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "common/division.h"
 #include "common/portable.h"
 #include "common/shape.h"
 
@@ -20,6 +21,42 @@ static inline PARTILE_HD void partile_alpha(const double w[3], double alpha[9])
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             alpha[3 * i + j] = ((i == j ? 1.0 : 0.0) + w[i] * w[j] - C[3 * i + j]) / d;
+}
+
+/* Whether ω component w keeps partile_alpha_by_reciprocal's quotients in
+ * the range of partile_div_by_reciprocal_in_range: 0, or |w| in [2^-400,
+ * 2^49]. Then 1 ≤ 1 + |ω|² < 2^100, every numerator is below 2^99 in
+ * magnitude, and one that is not 0 is at least 2^-852 (a difference of
+ * doubles of magnitude ≥ 2^-800, so multiples of 2^-852, or ±ω_k alone);
+ * and no numerator is −0 (with contraction off, (δ + ω_i·ω_j) is +0 where
+ * it is zero, and +0 − (±0) and x − x are +0). NaN and ±inf are out. */
+static inline PARTILE_HD int partile_alpha_component_in_range(double w)
+{
+    const double m = fabs(w);
+    return (m >= 0x1p-400 && m <= 0x1p49) | (m == 0.0);
+}
+
+/* partile_alpha's bits with one division: the nine quotients by the
+ * reciprocal of 1 + |ω|² (common/division.h), behind one range test for the
+ * whole particle rather than a branch per quotient; outside the range, the
+ * divisions. For the GPU kernels, where each IEEE division is ~17
+ * instructions around its own reciprocal and a branch to its slow path
+ * (Nsight Compute, the CIC tensor tile kernel, bench/RESULTS.md
+ * 2026-12-05). tests/test_division.c compares it with partile_alpha. */
+static inline PARTILE_HD void partile_alpha_by_reciprocal(const double w[3], double alpha[9])
+{
+    if (!(partile_alpha_component_in_range(w[0]) & partile_alpha_component_in_range(w[1]) &
+          partile_alpha_component_in_range(w[2]))) {
+        partile_alpha(w, alpha);
+        return;
+    }
+    const double w2 = (w[0] * w[0] + w[1] * w[1]) + w[2] * w[2];
+    const double d = 1.0 + w2, y = 1.0 / d;
+    const double C[9] = { 0.0, -w[2], w[1], w[2], 0.0, -w[0], -w[1], w[0], 0.0 };
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            alpha[3 * i + j] = partile_div_by_reciprocal_in_range(
+                (i == j ? 1.0 : 0.0) + w[i] * w[j] - C[3 * i + j], d, y);
 }
 
 /* The matrix-free apply's scale (include/partile/apply.h): V_i = fma chain

@@ -13,7 +13,8 @@
  *     needlessly: mass_gpu.inc then runs the separate checks);
  *   - an accepted particle's weights are the reference's, bit for bit
  *     (partile_particle_stencil, partile_mass_point_weights), and its
- *     coefficients q·α (partile_alpha);
+ *     coefficients q·α (partile_alpha), also on grids whose spacings and
+ *     for ω whose components take the quotients by division;
  *   - TSC: k_mass_groups' group (mass_group_of) is the one pass 1 finds,
  *     for every input, so that every particle is staged and tested.
  * Under UBSan (scripts/test) this also shows that refused inputs reach no
@@ -64,6 +65,12 @@ int main(int argc, char **argv)
         }
         partile_grid_t g;
         const int64_t ncells = emu_grid(&g, dim, cells, periodic);
+        if (trial % 8 == 7) /* spacings outside common/division.h's range: quotients by division */
+            for (int a = 0; a < 3; a++) {
+                const double s = trial % 16 == 7 ? 0x1p-110 : 0x1p110;
+                g.lower[a] *= s;
+                g.spacing[a] *= s;
+            }
         mass_args m;
         memset(&m, 0, sizeof m);
         const partile_transfer_t tr = { &g, tsc ? PARTILE_SHAPE_TSC : PARTILE_SHAPE_CIC,
@@ -82,7 +89,9 @@ int main(int argc, char **argv)
                 r.x[a] = draw_coordinate(g.lower[a], g.spacing[a], g.cells[a]);
             r.q = uniform() - 0.4;
             for (int a = 0; a < 3; a++)
-                r.w[a] = next() % 64 == 0 ? (next() % 2 ? NAN : -INFINITY) : 4.0 * uniform() - 2.0;
+                r.w[a] = next() % 64 == 0   ? (next() % 2 ? NAN : -INFINITY)
+                         : next() % 32 == 0 ? (next() % 2 ? 1e-130 : 0x1p55) * (uniform() - 0.5)
+                                            : 4.0 * uniform() - 2.0; /* tiny, huge: α by division */
             int64_t cell = -1;
             const int code = partile_cell_of(&g, r.x, &cell);
             /* listed in its own cell mostly, else another */

@@ -7,7 +7,12 @@
  *   - dividends one to a few ulps from b·q, quotients near the midpoints
  *     between doubles, and quotients within ~2^-105 of a midpoint (built
  *     from modular inverses);
- *   - zeros of both signs, subnormals, ±inf, NaN, the ends of the range.
+ *   - zeros of both signs, subnormals, ±inf, NaN, the ends of the range;
+ *   - the corrections alone (partile_div_by_reciprocal_in_range) at a = +0;
+ *   - the ECSIM α by one reciprocal (partile_alpha_by_reciprocal, common/
+ *     mass_math.h) against partile_alpha for ω at random over many scales,
+ *     at the ends of its range test, with exact cancellations, and with
+ *     zero, tiny, huge and non-finite components.
  * The seed is fixed; PARTILE_TEST_SEED overrides it. */
 #include <float.h>
 #include <math.h>
@@ -22,6 +27,7 @@
 #include <cmocka.h>
 
 #include "common/division.h"
+#include "common/mass_math.h"
 
 static uint64_t rng_state = 0x5eed0d1u;
 static uint64_t next(void)
@@ -170,6 +176,68 @@ static void special_values(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* +0 over every b > 0 of the range: +0, as the division gives. */
+static void zero_dividend_in_range(void **state)
+{
+    (void)state;
+    failures = 0;
+    for (int t = 0; t < 100000; t++) {
+        const double b = fabs(random_double(-100, 99));
+        const double got = partile_div_by_reciprocal_in_range(0.0, b, 1.0 / b);
+        if (bits(got) != bits(0.0 / b))
+            failures++;
+    }
+    assert_int_equal(failures, 0);
+}
+
+static long long alpha_failures;
+static void check_alpha(const double w[3])
+{
+    double want[9], got[9];
+    partile_alpha(w, want);
+    partile_alpha_by_reciprocal(w, got);
+    for (int k = 0; k < 9; k++)
+        if (bits(want[k]) != bits(got[k]) && !(isnan(want[k]) && isnan(got[k]))) {
+            if (alpha_failures < 10)
+                fprintf(stderr, "alpha[%d] of (%a, %a, %a): division %a, with the reciprocal %a\n",
+                        k, w[0], w[1], w[2], want[k], got[k]);
+            alpha_failures++;
+        }
+}
+
+static void alpha_by_reciprocal(void **state)
+{
+    (void)state;
+    alpha_failures = 0;
+    /* zeros, the ends of the range test and one step past them, tiny, huge, non-finite */
+    const double special[] = { 0.0, -0.0, 1.0, -1.0, DBL_TRUE_MIN, DBL_MIN, 0x1p-600,
+                               0x1p-400, nextafter(0x1p-400, 0), -0x1p-400, 0x1p-399,
+                               0x1p49, nextafter(0x1p49, INFINITY), -0x1p49, 0x1p50, 0x1p300, 0x1.5555p20,
+                               -0x1.8p40,
+                               DBL_MAX, INFINITY, -INFINITY, NAN };
+    const size_t ns = sizeof special / sizeof special[0];
+    for (size_t i = 0; i < ns; i++) /* every triple of special components */
+        for (size_t j = 0; j < ns; j++)
+            for (size_t k = 0; k < ns; k++) {
+                const double w[3] = { special[i], special[j], special[k] };
+                check_alpha(w);
+            }
+    for (int t = 0; t < 1000000; t++) { /* the benchmarks' range, then wider */
+        const int lo = t % 5 == 0 ? -1 : t % 5 == 1 ? -30 : t % 5 == 2 ? -600 : t % 5 == 3 ? -402 : -2;
+        const int hi = t % 5 == 0 ? 0 : t % 5 == 1 ? 30 : t % 5 == 2 ? 600 : t % 5 == 3 ? -395 : 2;
+        double w[3];
+        for (int a = 0; a < 3; a++)
+            w[a] = next() % 16 == 0 ? 0.0 : random_double(lo, hi);
+        if (t % 5 == 4) /* tiny and large mixed: quotients near and below the normal range */
+            for (int a = 0; a < 3; a++)
+                w[a] = next() % 2 ? random_double(-1074, -380) : random_double(-5, 52);
+        if (t % 7 == 0) /* ω_i·ω_j − ω_k exactly 0, or one ulp away */
+            w[2] = nextafter(w[0] * w[1], t % 3 == 0 ? INFINITY : t % 3 == 1 ? 0.0 : w[0] * w[1]);
+        check_alpha(w);
+    }
+    assert_int_equal(alpha_failures, 0);
+}
+
 int main(void)
 {
     const char *seed = getenv("PARTILE_TEST_SEED");
@@ -181,6 +249,8 @@ int main(void)
         cmocka_unit_test(near_midpoints),
         cmocka_unit_test(hard_midpoints),
         cmocka_unit_test(special_values),
+        cmocka_unit_test(zero_dividend_in_range),
+        cmocka_unit_test(alpha_by_reciprocal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
