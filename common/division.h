@@ -22,10 +22,8 @@
 
 #include "common/portable.h"
 
-/* a / b, rounded to nearest even as IEEE division rounds it, where y is
- * 1.0 / b (correctly rounded: a division on the host or device). */
 /* The two corrections alone, for a caller that has shown its operands in
- * range: |a| in [2^-900, 2^900] or a = +0, and b in [2^-100, 2^100]. With
+ * range: |a| in [2^-900, 2^900] or a = +0, and |b| in [2^-100, 2^100]. With
  * b > 0, a = +0 gives +0 as a / b does (q = +0, and every r is −0 + +0 =
  * +0); a = −0 would give +0 too, so −0 is out of range. */
 static inline PARTILE_HD double partile_div_by_reciprocal_in_range(double a, double b, double y)
@@ -50,6 +48,8 @@ static inline PARTILE_HD int partile_div_divisor_in_range(double b)
     return mb >= 0x1p-100 && mb <= 0x1p100;
 }
 
+/* a / b, rounded to nearest even as IEEE division rounds it, where y is
+ * 1.0 / b (correctly rounded: a division on the host or device). */
 static inline PARTILE_HD double partile_div_with_reciprocal(double a, double b, double y)
 {
     if (partile_div_dividend_in_range(a) && partile_div_divisor_in_range(b))
