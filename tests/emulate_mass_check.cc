@@ -13,8 +13,8 @@
  *     needlessly: mass_gpu.inc then runs the separate checks);
  *   - an accepted particle's weights are the reference's, bit for bit
  *     (partile_particle_stencil, partile_mass_point_weights), and its
- *     coefficients q·α (partile_alpha), also on grids whose spacings and
- *     for ω whose components take the quotients by division;
+ *     coefficients q·α (partile_alpha), also where the kernel divides
+ *     (spacings of 2^±110, ω components of 1e-130 or 2^55);
  *   - TSC: k_mass_groups' group (mass_group_of) is the one pass 1 finds,
  *     for every input, so that every particle is staged and tested.
  * Under UBSan (scripts/test) this also shows that refused inputs reach no
