@@ -2,7 +2,8 @@
  * bit for bit in bitwise mode (tile engine and kernel (ii), CIC/TSC,
  * scalar/tensor, d = 1, 2, 3, periodic or not, ω given or from a B field,
  * several species accumulated, empty cells and a cell holding many tiles'
- * worth of particles, no particles); within rounding in relaxed mode and
+ * worth of particles, more cells than the tile kernels' grid has warps, no
+ * particles); within rounding in relaxed mode and
  * for the unsorted atomic kernel (i); bad input refused with the storage
  * untouched. Fresh random inputs every run (the seed is printed). Skips
  * (exit 77 if all) without a device. */
@@ -306,6 +307,42 @@ static void special_cases(partile_context_t *ctx)
     partile_context_destroy(ref);
 }
 
+/* More cells than the tile kernels' capped grid has warps (132 SMs × 16
+ * blocks × 6-8 warps, mass_launch_cells), so that each warp strides over
+ * several cells and the CIC tensor kernel carries its next cell's first
+ * round: empty cells, cells of one round and cells of several (two fifths
+ * of the particles crowd into the lower quarter of every axis), bitwise,
+ * both kinds, CIC and TSC, periodic or not; relaxed once. */
+static void many_cells_on(partile_context_t *ctx)
+{
+    partile_context_t *ref = NULL;
+    assert_int_equal(partile_context_create("reference", 0, &ref), 0);
+    uint64_t rng = fresh_seed();
+    for (int periodic = 0; periodic <= 1; periodic++) {
+        problem P = make_problem(ref, 3, periodic, 32, 120000, 0, &rng); /* 32·31·32 cells */
+        for (size_t i = 0; i < P.n; i += 5)
+            for (size_t j = i; j < i + 2 && j < P.n; j++)
+                for (int a = 0; a < 3; a++)
+                    P.x[a * P.n + j] =
+                        P.g.lower[a] + 0.25 * (P.x[a * P.n + j] - P.g.lower[a]);
+        resort(ref, &P);
+        int64_t ncells, empty = 0, several = 0;
+        partile_grid_cell_count(&P.g, &ncells);
+        for (int64_t c = 0; c < ncells; c++) {
+            empty += P.off[c + 1] == P.off[c];
+            several += P.off[c + 1] - P.off[c] > 64;
+        }
+        assert_true(ncells > 132 * 16 * 8 && empty > 100 && several > 100);
+        for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
+            compare_bitwise_kinds(ctx, ref, &P, shape, &rng);
+        run_opts o = { PARTILE_SHAPE_CIC, 1, 0, 1, 1, PARTILE_MASS_RELAXED, PARTILE_MASS_TILES,
+                       PARTILE_MASS_FP64 };
+        compare(ctx, ref, &P, &o, &rng);
+        free_problem(&P);
+    }
+    partile_context_destroy(ref);
+}
+
 static void relaxed_and_atomic(partile_context_t *ctx)
 {
     partile_context_t *ref = NULL;
@@ -504,6 +541,7 @@ static void refused_everywhere(partile_context_t *ctx)
 
 GPU_TEST(bitwise, all_bitwise(ctx))
 GPU_TEST(special, special_cases(ctx))
+GPU_TEST(many_cells, many_cells_on(ctx))
 GPU_TEST(relaxed, relaxed_and_atomic(ctx))
 GPU_TEST(bad_input, errors(ctx))
 GPU_TEST(refused, refused_everywhere(ctx))
@@ -513,6 +551,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bitwise_cuda), cmocka_unit_test(special_cuda),
+        cmocka_unit_test(many_cells_cuda), cmocka_unit_test(many_cells_hip),
         cmocka_unit_test(relaxed_cuda), cmocka_unit_test(bad_input_cuda),
         cmocka_unit_test(tf32_tiles_cuda), cmocka_unit_test(refused_cuda),
         cmocka_unit_test(bitwise_hip),  cmocka_unit_test(special_hip),
