@@ -11,16 +11,27 @@
 #include "common/shape.h"
 
 /* α = (I − C(ω) + ω ωᵀ) / (1 + ω·ω), C(ω)u = ω × u, row-major:
- * numerator_ij = (δ_ij + ω_i·ω_j) − C_ij, each divided by 1 + |ω|². */
-static inline PARTILE_HD void partile_alpha(const double w[3], double alpha[9])
+ * numerator_ij = (δ_ij + ω_i·ω_j) − C_ij, each divided by 1 + |ω|².
+ * The divisor and the numerators in the reference's order of operations,
+ * for both ways of dividing below. */
+static inline PARTILE_HD double partile_alpha_divisor(const double w[3])
 {
-    const double w2 = (w[0] * w[0] + w[1] * w[1]) + w[2] * w[2];
-    const double d = 1.0 + w2;
+    return 1.0 + ((w[0] * w[0] + w[1] * w[1]) + w[2] * w[2]);
+}
+
+static inline PARTILE_HD double partile_alpha_numerator(const double w[3], int i, int j)
+{
     /* C(ω) = [[0, −ω3, ω2], [ω3, 0, −ω1], [−ω2, ω1, 0]] */
     const double C[9] = { 0.0, -w[2], w[1], w[2], 0.0, -w[0], -w[1], w[0], 0.0 };
+    return (i == j ? 1.0 : 0.0) + w[i] * w[j] - C[3 * i + j];
+}
+
+static inline PARTILE_HD void partile_alpha(const double w[3], double alpha[9])
+{
+    const double d = partile_alpha_divisor(w);
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            alpha[3 * i + j] = ((i == j ? 1.0 : 0.0) + w[i] * w[j] - C[3 * i + j]) / d;
+            alpha[3 * i + j] = partile_alpha_numerator(w, i, j) / d;
 }
 
 /* Whether ω component w keeps partile_alpha_by_reciprocal's quotients in
@@ -50,13 +61,10 @@ static inline PARTILE_HD void partile_alpha_by_reciprocal(const double w[3], dou
         partile_alpha(w, alpha);
         return;
     }
-    const double w2 = (w[0] * w[0] + w[1] * w[1]) + w[2] * w[2];
-    const double d = 1.0 + w2, y = 1.0 / d;
-    const double C[9] = { 0.0, -w[2], w[1], w[2], 0.0, -w[0], -w[1], w[0], 0.0 };
+    const double d = partile_alpha_divisor(w), y = 1.0 / d;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            alpha[3 * i + j] = partile_div_by_reciprocal_in_range(
-                (i == j ? 1.0 : 0.0) + w[i] * w[j] - C[3 * i + j], d, y);
+            alpha[3 * i + j] = partile_div_by_reciprocal_in_range(partile_alpha_numerator(w, i, j), d, y);
 }
 
 /* The matrix-free apply's scale (include/partile/apply.h): V_i = fma chain
