@@ -64,7 +64,8 @@ static inline PARTILE_HD void partile_alpha_by_reciprocal(const double w[3], dou
     const double d = partile_alpha_divisor(w), y = 1.0 / d;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
-            alpha[3 * i + j] = partile_div_by_reciprocal_in_range(partile_alpha_numerator(w, i, j), d, y);
+            alpha[3 * i + j] =
+                partile_div_by_reciprocal_in_range(partile_alpha_numerator(w, i, j), d, y);
 }
 
 /* The matrix-free apply's scale (include/partile/apply.h): V_i = fma chain
