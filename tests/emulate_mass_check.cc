@@ -114,11 +114,21 @@ int main(int argc, char **argv)
             MASS_LOCAL_SIZES(MASS_RUN)
 #undef MASS_RUN
             /* k_mass_groups' byte names the group pass 1 stages the particle
-             * in, for every input: so every particle is staged, and tested */
-            if (tsc && (mass_group_of(&m, &r) != grp || grp < 0 || grp >= m.ngroups) &&
+             * in, for every input: so every particle is staged, and tested;
+             * and both take the quotients from mass_quotients, so the group
+             * of the IEEE quotients checks those too */
+            int grp_divided = 0;
+            for (int a = 0; a < dim; a++) {
+                const double q = (r.x[a] - g.lower[a]) / g.spacing[a];
+                grp_divided |= partile_mass_group_bit(mass_safe_q(q)) << a;
+            }
+            if (tsc &&
+                (mass_group_of(&m, &r) != grp || grp != grp_divided || grp < 0 ||
+                 grp >= m.ngroups) &&
                 failures++ < 10)
-                printf("FAIL: group %d, k_mass_groups' %d (%s, x %a %a %a)\n", grp,
-                       mass_group_of(&m, &r), emu_grid_name(g, tsc).s, r.x[0], r.x[1], r.x[2]);
+                printf("FAIL: group %d, k_mass_groups' %d, by division %d (%s, x %a %a %a)\n", grp,
+                       mass_group_of(&m, &r), grp_divided, emu_grid_name(g, tsc).s, r.x[0], r.x[1],
+                       r.x[2]);
             if (!ok) {
                 refused++;
                 if (!fault && failures++ < 10)
