@@ -34,26 +34,6 @@ static double draw_value()
     return std::ldexp(uniform() - 0.5, (int)(next() % 41) - 20);
 }
 
-/* Pass 2 over [0, total) as the kernel of (TSC, COMPS) runs it: in 64-bit
- * indices if wide, else (where mass_reduce_fits_int allows it, as on the
- * GPU) in int. Returns whether it ran in int. */
-static int run_reduce(const mass_args &m, int tsc, long long plane0, long long total,
-                      long long grid_cells, long long entries, double *sums, int wide)
-{
-    const int narrow = !wide && mass_reduce_fits_int(&m, total, grid_cells, entries);
-    for (long long idx = 0; idx < total; idx++) {
-        if (narrow && !tsc && m.comps == 1) /* k_mass_reduce_cic1_i32 */
-            mass_reduce_coupling_cic1_i32(&m, m.pair_index, (int)plane0, (int)idx, sums);
-        else if (narrow)
-            mass_reduce_one_i32(&m, m.pair_index, (int)plane0, (int)idx, sums, tsc, m.comps);
-        else if (!tsc && m.comps == 1) /* k_mass_reduce_cic1_i64 */
-            mass_reduce_coupling_cic1_i64(&m, m.pair_index, plane0, idx, sums);
-        else
-            mass_reduce_one_i64(&m, m.pair_index, plane0, idx, sums, tsc, m.comps);
-    }
-    return narrow;
-}
-
 int main(int argc, char **argv)
 {
     rng_state = argc > 1 ? strtoull(argv[1], NULL, 10) : (uint64_t)time(NULL);
@@ -81,13 +61,7 @@ int main(int argc, char **argv)
         memset(&m, 0, sizeof m);
         m.t.grid = g;
         m.t.shape = shape;
-        m.comps = comps;
-        m.slots = L.offsets;
-        m.npts = 1;
-        for (int a = 0; a < dim; a++)
-            m.npts *= tsc ? 3 : 2;
-        m.ngroups = tsc ? 1 << dim : 1;
-        mass_pair_tables(&m, (int)shape, dim);
+        mass_set_local_sizes(&m, (int)shape, dim, comps, L.offsets);
 
         /* the whole scratch (every cell), and the sums it should give */
         const size_t cell_values = (size_t)m.ngroups * m.pairs * comps;

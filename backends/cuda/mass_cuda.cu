@@ -8,19 +8,7 @@
 #include "backends/cuda/mma_cuda.h"
 #include "backends/gpu/mass_device.inc"
 
-#define MASS_E f64_m8n8k4
-#define MASS_MT 8
-#define MASS_NT 8
-#define MASS_KT 4
-#define MASS_TILE_BATCH 16
-#include "backends/gpu/mass_tile.inc"
-
-#define MASS_E f64_m16n8k16
-#define MASS_MT 16
-#define MASS_NT 8
-#define MASS_KT 16
-#define MASS_TILE_BATCH 8
-#include "backends/gpu/mass_tile.inc"
+#include "backends/cuda/mass_tiles_f64.inc"
 
 #define MASS_E tf32_m16n8k8
 #define MASS_MT 16

@@ -9,12 +9,7 @@
 #include "backends/hip/mma_hip.h"
 #include "backends/gpu/mass_device.inc"
 
-#define MASS_E f64_16x16x4
-#define MASS_MT 16
-#define MASS_NT 16
-#define MASS_KT 4
-#define MASS_TILE_BATCH 8
-#include "backends/gpu/mass_tile.inc"
+#include "backends/hip/mass_tiles_f64.inc"
 
 #define MASS_E f32_16x16x4
 #define MASS_MT 16
