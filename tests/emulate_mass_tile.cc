@@ -5,23 +5,35 @@
  * and kernel (ii) (k_mass_fma_*) as pass 1, then pass 2 (mass_reduce_index.inc)
  * finishing the storage, run as host C++ with the shims of
  * tests/emulate_gpu.h — a pthread per lane, warp ballots, __syncwarp and
- * each mma.sync a collective of the warp's 32 lanes that gathers their
- * fragments by the engine's layout (backends/cuda/mma_layout.h) and runs
- * the forward FMA chain over k the tensor cores were measured to take
- * (DESIGN.md §2) — against the reference backend's partile_mass_assemble,
- * bit for bit. What the layout test (test_mass_layout.c) cannot see, this
- * runs: the staging rounds and their ring, the TSC group queue, the
- * resident staging of the TSC tensor, passes of tiles, a capped grid whose
- * warps stride over several cells and the CIC tensor's carry of the next
- * cell's first round (a small `cap` makes every warp take many cells), in
- * blocks of 1 to MASS_BLOCK_WARPS warps.
- *   - 1-3-D, CIC and TSC, scalar and tensor, periodic axes or not;
- *   - cells empty, of one particle, and crowded (several rounds; a TSC
- *     group larger than the ring, which falls back to streaming);
- *   - shared memory filled with NaN before every launch, the scratch too,
- *     so that a slot read before it is staged or an entry never written
- *     shows in the sums; pass 1's fault word must stay clear (every
- *     particle is valid here).
+ * each mma.sync a collective of the warp's lanes that gathers their
+ * fragments by the engine's layout (backends/cuda/mma_layout.h,
+ * backends/hip/mfma_layout.h) and runs the forward FMA chain over k that
+ * the NVIDIA tensor cores were measured to take (DESIGN.md §2; assumed for
+ * the MFMA) — against the reference backend's partile_mass_assemble, bit
+ * for bit. What the layout test (test_mass_layout.c) cannot see, this
+ * runs, and counts on the host that each run reached (`struct reached`):
+ * staging rounds and their ring; the TSC group queue keeping particles for
+ * the next round; the RESIDENT staging of the 2-D and 3-D TSC tensor, with
+ * a group larger than the ring and a cell too full to try (both stream);
+ * passes of tiles; a capped grid whose warps stride over several cells and
+ * the CIC tensor's carry of the next cell's first round into a cell of
+ * several rounds; the CIC scalar's unrolled rounds; pass 1 over chunks of
+ * cell planes; a bad particle (NaN, or listed in the wrong cell), which
+ * pass 1 must flag (its other runs must leave the fault word clear).
+ *   - 1-3-D, CIC and TSC, scalar and tensor, periodic axes or not, ω
+ *     given (not from a B field), bitwise mode, no accumulate;
+ *   - cells empty, of one particle and crowded;
+ *   - blocks of 1 to MASS_BLOCK_WARPS warps, shared memory sized as
+ *     mass_launch_cells sizes it (mass_block_shared), filled with NaN
+ *     before every launch and followed by a guard that must stay intact;
+ *     the scratch filled with NaN, so that a slot read before it is staged
+ *     or an entry never written shows in the sums;
+ *   - every lane of a warp must reach the same collective, and every
+ *     element of an mma's A and B must come from some lane.
+ * Not seen here: the collectives are full barriers of the warp's lanes,
+ * stronger than __ballot_sync, so a missing __syncwarp next to a ballot
+ * passes; relaxed mode, accumulate, the B field and kernel (i) are left to
+ * the GPU tests (test_mass_gpu).
  * Seed: the time, printed; give it as the argument to rerun. */
 #include <cmath>
 #include <cstdint>
@@ -39,15 +51,29 @@
 
 /* ---- the warp primitives the mass kernels use, run for real ---- */
 
-/* A warp-wide value exchange: every lane of the warp calls (the kernels'
- * full-mask ballots and __syncwarp), so it counts as a shuffle for the
- * launch's `divergent` check. */
+/* Every lane of a warp must reach the same collective (the kernels' ballots
+ * and __syncwarp take the full mask; mma.sync needs all lanes): each
+ * writes its kind, and every lane checks the warp's. These exchanges are
+ * full barriers of the warp's lanes, stronger than __ballot_sync (which
+ * orders no memory): a missing __syncwarp next to a ballot goes unseen. */
+enum emu_collective { EMU_BALLOT = 1, EMU_SYNCWARP, EMU_MMA };
+static int emu_collective_kind[1024];
+static std::atomic<long long> collective_errors{ 0 };
+static void emu_collective_enter(unsigned t, int kind)
+{
+    const unsigned w = t / PARTILE_WARP_SIZE;
+    thread_shuffles++;
+    emu_collective_kind[t] = kind;
+    emu_barrier_wait(&warp_barrier[w]);
+    for (unsigned l = 0; l < PARTILE_WARP_SIZE; l++)
+        if (emu_collective_kind[w * PARTILE_WARP_SIZE + l] != kind)
+            collective_errors++;
+}
 static unsigned long long emu_ballot(int pred)
 {
     const unsigned t = threadIdx.x, w = t / PARTILE_WARP_SIZE;
-    thread_shuffles++;
     warp_slot[t] = pred != 0;
-    emu_barrier_wait(&warp_barrier[w]);
+    emu_collective_enter(t, EMU_BALLOT);
     unsigned long long bits = 0;
     for (unsigned l = 0; l < PARTILE_WARP_SIZE; l++)
         bits |= warp_slot[w * PARTILE_WARP_SIZE + l] << l;
@@ -56,8 +82,9 @@ static unsigned long long emu_ballot(int pred)
 }
 static void emu_syncwarp()
 {
-    thread_shuffles++;
-    emu_barrier_wait(&warp_barrier[threadIdx.x / PARTILE_WARP_SIZE]);
+    const unsigned t = threadIdx.x;
+    emu_collective_enter(t, EMU_SYNCWARP);
+    emu_barrier_wait(&warp_barrier[t / PARTILE_WARP_SIZE]);
 }
 #define PARTILE_BALLOT(x) emu_ballot(x)
 #define PARTILE_SYNC_WARP() emu_syncwarp()
@@ -71,19 +98,25 @@ static double emu_frag_a[1024][EMU_MAX_FRAG], emu_frag_b[1024][EMU_MAX_FRAG];
 
 /* d (C_N per lane) = A·B + d, each element the forward chain
  * fma(A[r][K−1], B[K−1][c], … fma(A[r][0], B[0][c], d)), A and B gathered
- * from the warp's lanes by the engine's layout. */
+ * from the warp's lanes by the engine's layout (an element no lane holds
+ * stays NaN and counts as an error: the test's inputs are finite). */
 template <int M, int N, int K, int AN, int BN, int CN>
 static void emu_mma(double *d, const double *a, const double *b, emu_pos_fn apos, emu_pos_fn bpos,
                     emu_pos_fn cpos)
 {
     const unsigned t = threadIdx.x, lane = t % PARTILE_WARP_SIZE, w = t / PARTILE_WARP_SIZE;
-    thread_shuffles++;
     for (int e = 0; e < AN; e++)
         emu_frag_a[t][e] = a[e];
     for (int e = 0; e < BN; e++)
         emu_frag_b[t][e] = b[e];
-    emu_barrier_wait(&warp_barrier[w]);
+    emu_collective_enter(t, EMU_MMA);
     double A[M][K], B[K][N];
+    for (int r = 0; r < M; r++)
+        for (int k = 0; k < K; k++)
+            A[r][k] = NAN;
+    for (int k = 0; k < K; k++)
+        for (int c = 0; c < N; c++)
+            B[k][c] = NAN;
     for (int l = 0; l < PARTILE_WARP_SIZE; l++) {
         int r, c;
         for (int e = 0; e < AN; e++) {
@@ -100,8 +133,11 @@ static void emu_mma(double *d, const double *a, const double *b, emu_pos_fn apos
         int r, c;
         cpos((int)lane, e, &r, &c);
         double acc = d[e];
-        for (int k = 0; k < K; k++)
+        for (int k = 0; k < K; k++) {
+            if (std::isnan(A[r][k]) || std::isnan(B[k][c]))
+                collective_errors++;
             acc = fma(A[r][k], B[k][c], acc);
+        }
         d[e] = acc;
     }
 }
@@ -163,9 +199,33 @@ static const char *const engine_names[] = { "m8n8k4", "m16n8k16", "kernel (ii)" 
 #endif
 
 /* the per-cell kernels' dynamic shared memory: 8 warps of the largest
- * staging (27 points + 9 components, or 27 + 1), the pair table and queues */
-enum { EMU_SMEM_DOUBLES = 8 * (36 * MASS_STRIDE + MASS_RING) + MASS_MAX_NPTS * MASS_MAX_NPTS };
+ * staging (27 points + 9 components), the pair table and queues, then a
+ * guard that no launch may touch */
+enum { EMU_GUARD = 64 };
+enum {
+    EMU_SMEM_DOUBLES =
+        8 * (36 * MASS_STRIDE + MASS_RING) + MASS_MAX_NPTS * MASS_MAX_NPTS / 4 + 1 + EMU_GUARD
+};
 double mass_smem[EMU_SMEM_DOUBLES];
+static const uint64_t guard_bits = 0x7ff4dead0000beefull; /* a NaN no kernel writes */
+
+/* Fills the `bytes` a launch may use with NaN and the guard after them. */
+static void poison_shared(size_t bytes)
+{
+    const size_t used = (bytes + sizeof(double) - 1) / sizeof(double);
+    for (size_t i = 0; i < used; i++)
+        mass_smem[i] = NAN;
+    for (size_t i = used; i < used + EMU_GUARD; i++)
+        memcpy(&mass_smem[i], &guard_bits, sizeof guard_bits);
+}
+static int guard_broken(size_t bytes)
+{
+    const size_t used = (bytes + sizeof(double) - 1) / sizeof(double);
+    for (size_t i = used; i < used + EMU_GUARD; i++)
+        if (memcmp(&mass_smem[i], &guard_bits, sizeof guard_bits) != 0)
+            return 1;
+    return 0;
+}
 
 /* Per cell, how many particles: mostly few, some empty, some crowded. */
 static int draw_count(int crowd)
@@ -173,10 +233,24 @@ static int draw_count(int crowd)
     switch (next() % 8) {
     case 0: return 0;
     case 1: return 1;
-    case 2: return crowd ? 33 + (int)(next() % (uint64_t)crowd) : 2;
+    case 2: return crowd ? PARTILE_WARP_SIZE + 1 + (int)(next() % (uint64_t)crowd) : 2;
     default: return (int)(next() % 6);
     }
 }
+
+/* The paths a run must have reached (counted on the host from the cells'
+ * counts and groups and each launch's geometry), so that a draw that stops
+ * reaching one fails instead of passing quietly. */
+struct reached {
+    long long strided;      /* fewer warps than cells: warps take several */
+    long long carry_rounds; /* CIC tensor tiles: a warp's later cell of several rounds */
+    long long unrolled;     /* CIC scalar tiles: a cell of a whole round or more */
+    long long queue_rest;   /* TSC: a cell's group of more than a warp (the queue keeps some) */
+    long long overflow;     /* RESIDENT, cell tried: a group larger than the ring (it streams) */
+    long long untried;      /* RESIDENT: a cell too full to try */
+    long long chunked;      /* pass 1 over chunks of cell planes (cell0 > 0) */
+    long long faults;       /* a bad particle flagged */
+};
 
 int main(int argc, char **argv)
 {
@@ -184,8 +258,9 @@ int main(int argc, char **argv)
     printf("# seed %llu\n", (unsigned long long)rng_state);
     partile_context_t *ref = NULL;
     must(partile_context_create("reference", 0, &ref), "reference context");
-    long long runs = 0, strided = 0, failures = 0, values = 0;
-    for (int trial = 0; trial < 48; trial++) {
+    long long runs = 0, failures = 0, values = 0;
+    reached seen = {};
+    for (int trial = 0; trial < 36; trial++) {
         const int dim = 1 + trial % 3, tsc = (trial / 3) % 2, comps = (trial / 6) % 2 ? 9 : 1;
         int64_t cells[3];
         int periodic[3];
@@ -200,13 +275,28 @@ int main(int argc, char **argv)
         const int64_t ncells = emu_grid(&g, dim, cells, periodic);
         const partile_shape_t shape = tsc ? PARTILE_SHAPE_TSC : PARTILE_SHAPE_CIC;
         const partile_mass_kind_t kind = comps == 1 ? PARTILE_MASS_SCALAR : PARTILE_MASS_TENSOR;
-        /* crowded cells: several rounds; in 1-D and 2-D TSC also a group
-         * larger than the ring (the resident kernel then streams it) */
-        const int crowd = dim == 3 && tsc && comps == 9 ? 16 : dim == 3 ? 60 : 140;
-        std::vector<int> count(ncells);
+        /* crowded cells: several rounds (scaled by the ring, for wave64) */
+        const int crowd = dim == 3 && tsc && comps == 9 ? 16 : dim == 3 ? 2 * MASS_RING - 68
+                                                                         : 2 * MASS_RING + 12;
+        std::vector<int> count(ncells), cluster(ncells, 0);
+        for (int64_t c = 0; c < ncells; c++)
+            count[c] = draw_count(crowd);
+        if (ncells > 1) { /* an empty cell and a crowded one in every grid */
+            count[0] = 0;
+            count[ncells - 1] = PARTILE_WARP_SIZE + 1 + crowd / 4;
+        }
+        if (tsc && dim < 3 && ncells > 2) {
+            /* a cell whose particles all lie in one group, more than the ring
+             * but few enough that a RESIDENT kernel tries it; in 2-D also a
+             * cell too full to try (mass_resident_cell) */
+            cluster[1] = 1;
+            count[1] = MASS_RING + 1 + (int)(next() % (uint64_t)(MASS_RING / 4));
+            if (dim == 2 && comps == 9)
+                count[2] = 3 * MASS_RING + 1 + (int)(next() % 8);
+        }
         size_t n = 0;
         for (int64_t c = 0; c < ncells; c++)
-            n += (size_t)(count[c] = draw_count(crowd));
+            n += (size_t)count[c];
         std::vector<double> x(3 * n), q(n), w(3 * n);
         for (int64_t c = 0, i = 0; c < ncells; c++) {
             int64_t rest = c, j[3] = { 0, 0, 0 };
@@ -215,8 +305,9 @@ int main(int argc, char **argv)
                 rest /= g.cells[a];
             }
             for (int k = 0; k < count[c]; k++, i++) {
-                for (int a = 0; a < dim; a++)
-                    x[a * n + i] = g.lower[a] + ((double)j[a] + uniform()) * g.spacing[a];
+                for (int a = 0; a < dim; a++) /* clustered: the lower half of the cell */
+                    x[a * n + i] =
+                        g.lower[a] + ((double)j[a] + (cluster[c] ? 0.4 : 1.0) * uniform()) * g.spacing[a];
                 q[i] = uniform() - 0.3;
                 for (int a = 0; a < 3; a++)
                     w[a * n + i] = 4.0 * uniform() - 2.0;
@@ -248,8 +339,8 @@ int main(int argc, char **argv)
                                    comps == 9 ? &omega : NULL, want.data(), &bad),
              "reference assembly");
 
-        /* pass 1's arguments as gpu_mass_assemble sets them for one chunk
-         * in bitwise mode, ω given */
+        /* pass 1's arguments as gpu_mass_assemble sets them in bitwise mode,
+         * ω given */
         mass_args m;
         memset(&m, 0, sizeof m);
         const partile_transfer_t tr = { &g, shape, PARTILE_CENTERING_NODE, 3, NULL,
@@ -263,44 +354,120 @@ int main(int argc, char **argv)
             m.w[a] = ws.data() + a * n;
         m.w_stride = 1;
         std::vector<unsigned char> groups(n);
-        for (size_t i = 0; i < n; i++) { /* k_mass_groups */
-            mass_raw r;
-            for (int a = 0; a < dim; a++)
-                r.x[a] = xs[a * n + i];
-            groups[i] = (unsigned char)mass_group_of(&m, &r);
+        std::vector<int> biggest_group(ncells, 0); /* per cell */
+        for (int64_t c = 0; c < ncells; c++) {
+            int per[8] = { 0 };
+            for (int64_t i = off[c]; i < off[c + 1]; i++) { /* k_mass_groups */
+                mass_raw r;
+                for (int a = 0; a < dim; a++)
+                    r.x[a] = xs[a * n + i];
+                groups[i] = (unsigned char)mass_group_of(&m, &r);
+                per[groups[i]]++;
+            }
+            for (int k = 0; k < 8; k++)
+                biggest_group[c] = per[k] > biggest_group[c] ? per[k] : biggest_group[c];
         }
         m.groups = groups.data();
         ull fault = NO_BAD;
         m.fault = &fault;
-        m.cell0 = 0;
-        m.cells = ncells;
         m.sigma = p.sigma;
-        std::vector<double> scratch((size_t)ncells * m.ngroups * m.pairs * comps);
+        const size_t cell_values = (size_t)m.ngroups * m.pairs * comps;
+        std::vector<double> scratch(cell_values * (size_t)ncells), part;
+        const long long planes = g.cells[dim - 1], plane_cells = ncells / planes;
 
-        for (int variant = 0; variant < 3; variant++) {
-            /* 0, 1: the tile kernel on m8n8k4 or m16n8k16 (the TSC tensor's
-             * resident kernel or not); 2: kernel (ii) */
-            const int resident = m.ngroups > 1 && comps == 9 && next() % 2;
-            const mass_kernel_t kernel = pass1_kernel(variant, m.npts, comps, resident);
+        for (int variant = 0; variant < 4; variant++) {
+            /* 0, 1: the tile kernel of each engine (the TSC tensor's RESIDENT
+             * kernel or not); 2: kernel (ii); 3: a bad particle, to be
+             * flagged by any of them */
+            const int engine = variant == 3 ? (int)(next() % 3) : variant;
+            const int resident = engine != 2 && m.ngroups > 1 && comps == 9 && next() % 2;
+            const mass_kernel_t kernel = pass1_kernel(engine, m.npts, comps, resident);
+            /* mostly 1-3 warps: every warp collective waits for all the
+             * block's threads to be scheduled on the CPU's few cores */
             const int most = MASS_BLOCK_WARPS(m.npts, comps);
-            const int warps = 1 + (int)(next() % (uint64_t)most);
-            long long blocks = (ncells + warps - 1) / warps;
-            if (variant != 2) { /* mass_launch_cells' cap, small: warps stride */
-                const long long cap = 1 + (long long)(next() % 3);
-                blocks = blocks < cap ? blocks : cap;
+            const int warps = next() % 8 == 0 ? most : 1 + (int)(next() % 3);
+            const size_t shared = mass_block_shared(m.npts, comps, (size_t)warps);
+            if (shared > sizeof mass_smem - EMU_GUARD * sizeof(double)) {
+                printf("FAIL: a block of %d warps needs %zu bytes of shared memory\n", warps, shared);
+                return 1;
             }
-            strided += blocks * warps < ncells;
-            for (double &v : mass_smem)
-                v = NAN;
+            /* the chunks of cell planes pass 1 runs over (several only in
+             * variants 0 and 1, where planes allow), as mass_gpu.inc does
+             * when the scratch budget is short */
+            const long long chunk_planes =
+                variant < 2 && planes > 1 && next() % 2 ? 1 + (long long)(next() % (uint64_t)(planes - 1))
+                                                        : planes;
+            size_t bad_particle = 0;
+            double saved = 0.0;
+            if (variant == 3) {
+                if (n == 0)
+                    continue;
+                bad_particle = (size_t)(next() % n);
+                saved = xs[bad_particle]; /* x of a particle: NaN, or a cell off */
+                xs[bad_particle] = next() % 2 ? NAN : saved + g.spacing[0]; /* the next cell */
+            }
             for (double &v : scratch)
                 v = NAN;
-            m.scratch = scratch.data();
-            launch((unsigned)blocks, (unsigned)(warps * PARTILE_WARP_SIZE), [&] { kernel(m); });
+            fault = NO_BAD;
+            for (long long z0 = 0; z0 < planes; z0 += chunk_planes) {
+                const long long z1 = z0 + chunk_planes < planes ? z0 + chunk_planes : planes;
+                m.cell0 = z0 * plane_cells;
+                m.cells = (z1 - z0) * plane_cells;
+                part.assign(cell_values * (size_t)m.cells, NAN);
+                m.scratch = part.data();
+                long long blocks = (m.cells + warps - 1) / warps;
+                if (engine != 2) { /* mass_launch_cells' cap, small: warps stride */
+                    const long long cap = 1 + (long long)(next() % 3);
+                    blocks = blocks < cap ? blocks : cap;
+                }
+                /* the paths this launch reaches */
+                seen.strided += blocks * warps < m.cells;
+                seen.chunked += m.cell0 > 0;
+                const long long first_stride = blocks * warps;
+                for (long long c = m.cell0; c < m.cell0 + m.cells; c++) {
+                    const int cnt = count[c], big = biggest_group[c];
+                    if (engine == 2 || variant == 3)
+                        break;
+                    /* loaded during the warp's last cell (if not empty) */
+                    seen.carry_rounds += !tsc && comps == 9 && c - m.cell0 >= first_stride &&
+                                         cnt > PARTILE_WARP_SIZE && count[c - first_stride] > 0;
+                    seen.unrolled += !tsc && comps == 1 && cnt >= PARTILE_WARP_SIZE;
+                    seen.queue_rest += tsc && big > PARTILE_WARP_SIZE;
+                    if (resident && dim > 1) { /* RESIDENT sizes (2-D, 3-D TSC tensor) */
+                        const int tried = mass_resident_cell(m.ngroups, cnt);
+                        seen.untried += !tried;
+                        seen.overflow += tried && big > MASS_RING;
+                    }
+                }
+                poison_shared(shared);
+                launch((unsigned)blocks, (unsigned)(warps * PARTILE_WARP_SIZE), [&] { kernel(m); });
+                if (guard_broken(shared)) {
+                    printf("FAIL: %s: shared memory written past the block's %zu bytes\n",
+                           emu_grid_name(g, tsc).s, shared);
+                    failures++;
+                }
+                std::copy(part.begin(), part.end(),
+                          scratch.begin() + (ptrdiff_t)(cell_values * (size_t)m.cell0));
+            }
+            if (variant == 3) {
+                xs[bad_particle] = saved;
+                seen.faults += fault != NO_BAD;
+                if (fault == NO_BAD) {
+                    failures++;
+                    printf("FAIL: %s %s, %s: a bad particle (%zu of %zu) not flagged\n",
+                           emu_grid_name(g, tsc).s, comps == 9 ? "tensor" : "scalar",
+                           engine_names[engine], bad_particle, n);
+                }
+                continue;
+            }
 
-            /* pass 2 finishes the storage (one chunk) */
+            /* pass 2 over the whole scratch finishes the storage */
+            m.cell0 = 0;
+            m.cells = ncells;
+            m.scratch = scratch.data();
             m.finish = 1;
             long long plane0;
-            const long long total = mass_reduce_range(&m, 0, g.cells[dim - 1], &plane0);
+            const long long total = mass_reduce_range(&m, 0, planes, &plane0);
             std::vector<double> got(L.entries, NAN);
             run_reduce(m, tsc, plane0, total, ncells, (long long)L.entries, got.data(),
                        (int)(next() % 2));
@@ -309,26 +476,31 @@ int main(int argc, char **argv)
             const int64_t differ = emu_differ(want.data(), got.data(), (int64_t)L.entries, &first);
             runs++;
             values += (long long)L.entries;
-            if (differ || fault != NO_BAD || divergent) {
+            if (differ || fault != NO_BAD || divergent || collective_errors) {
                 failures++;
-                printf("FAIL: %s %s, %s, %d warps x %lld blocks, %zu particles: %lld of %zu "
-                       "differ (first %lld: %.17g, reference %.17g), fault %s, divergent %d\n",
+                printf("FAIL: %s %s, %s, %d warps, chunks of %lld planes, %zu particles: %lld of "
+                       "%zu differ (first %lld: %.17g, reference %.17g), fault %s, divergent %d, "
+                       "collective errors %lld\n",
                        emu_grid_name(g, tsc).s, comps == 9 ? "tensor" : "scalar",
-                       engine_names[variant],
-                       warps, blocks, n, (long long)differ, L.entries, (long long)first,
-                       got[first], want[first], fault != NO_BAD ? "set" : "clear", divergent);
+                       engine_names[engine], warps, chunk_planes, n, (long long)differ, L.entries,
+                       (long long)first, got[first], want[first], fault != NO_BAD ? "set" : "clear",
+                       divergent, collective_errors.load());
                 divergent = 0;
-                fault = NO_BAD;
+                collective_errors = 0;
             }
         }
     }
     must(partile_context_destroy(ref), "context destroy");
-    printf("%lld assemblies (%lld with warps striding over cells), %lld stored values, "
-           "%lld failed\n",
-           runs, strided, values, failures);
-    if (strided == 0) { /* the caps above must make warps take several cells */
-        printf("FAIL: no launch had fewer warps than cells\n");
-        return 1;
-    }
+    printf("%lld assemblies, %lld stored values, %lld failed; paths reached: strided %lld, carry "
+           "into cells of several rounds %lld, unrolled rounds %lld, queue rests %lld, resident "
+           "overflows %lld, resident untried %lld, chunks %lld, faults %lld\n",
+           runs, values, failures, seen.strided, seen.carry_rounds, seen.unrolled, seen.queue_rest,
+           seen.overflow, seen.untried, seen.chunked, seen.faults);
+    const long long *path = &seen.strided;
+    for (size_t k = 0; k < sizeof seen / sizeof *path; k++)
+        if (path[k] == 0) {
+            printf("FAIL: path %zu of struct reached never taken\n", k);
+            failures++;
+        }
     return failures != 0;
 }
