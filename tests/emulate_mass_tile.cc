@@ -11,7 +11,7 @@
  * the NVIDIA tensor cores were measured to take (DESIGN.md §2; assumed for
  * the MFMA) — against the reference backend's partile_mass_assemble, bit
  * for bit. What the layout test (test_mass_layout.c) cannot see, this
- * runs, and counts on the host that each run reached (`struct reached`):
+ * runs, and counts on the host that each run reached (`enum path`):
  * staging rounds and their ring; the TSC group queue keeping particles for
  * the next round; the RESIDENT staging of the 2-D and 3-D TSC tensor, with
  * a group larger than the ring and a cell too full to try (both stream);
@@ -198,13 +198,13 @@ static const char *const engine_names[] = { "f64 16x16x4 (wave64)", "f64 16x16x4
 static const char *const engine_names[] = { "m8n8k4", "m16n8k16", "kernel (ii)" };
 #endif
 
-/* the per-cell kernels' dynamic shared memory: 8 warps of the largest
+/* the per-cell kernels' dynamic shared memory: MASS_MAX_WARPS of the largest
  * staging (27 points + 9 components), the pair table and queues, then a
  * guard that no launch may touch */
 enum { EMU_GUARD = 64 };
 enum {
-    EMU_SMEM_DOUBLES =
-        8 * (36 * MASS_STRIDE + MASS_RING) + MASS_MAX_NPTS * MASS_MAX_NPTS / 4 + 1 + EMU_GUARD
+    EMU_SMEM_DOUBLES = MASS_MAX_WARPS * ((MASS_MAX_NPTS + 9) * MASS_STRIDE + MASS_RING) +
+                       MASS_MAX_NPTS * MASS_MAX_NPTS / 4 + 1 + EMU_GUARD
 };
 double mass_smem[EMU_SMEM_DOUBLES];
 static const uint64_t guard_bits = 0x7ff4dead0000beefull; /* a NaN no kernel writes */
@@ -233,7 +233,7 @@ static int draw_count(int crowd)
     switch (next() % 8) {
     case 0: return 0;
     case 1: return 1;
-    case 2: return crowd ? PARTILE_WARP_SIZE + 1 + (int)(next() % (uint64_t)crowd) : 2;
+    case 2: return PARTILE_WARP_SIZE + 1 + (int)(next() % (uint64_t)crowd);
     default: return (int)(next() % 6);
     }
 }
@@ -241,15 +241,20 @@ static int draw_count(int crowd)
 /* The paths a run must have reached (counted on the host from the cells'
  * counts and groups and each launch's geometry), so that a draw that stops
  * reaching one fails instead of passing quietly. */
-struct reached {
-    long long strided;      /* fewer warps than cells: warps take several */
-    long long carry_rounds; /* CIC tensor tiles: a warp's later cell of several rounds */
-    long long unrolled;     /* CIC scalar tiles: a cell of a whole round or more */
-    long long queue_rest;   /* TSC: a cell's group of more than a warp (the queue keeps some) */
-    long long overflow;     /* RESIDENT, cell tried: a group larger than the ring (it streams) */
-    long long untried;      /* RESIDENT: a cell too full to try */
-    long long chunked;      /* pass 1 over chunks of cell planes (cell0 > 0) */
-    long long faults;       /* a bad particle flagged */
+enum path {
+    STRIDED,      /* fewer warps than cells: warps take several */
+    CARRY_ROUNDS, /* CIC tensor tiles: a warp's later cell of several rounds */
+    UNROLLED,     /* CIC scalar tiles: a cell of a whole round or more */
+    QUEUE_REST,   /* TSC: a cell's group of more than a warp (the queue keeps some) */
+    OVERFLOW,     /* RESIDENT, cell tried: a group larger than the ring (it streams) */
+    UNTRIED,      /* RESIDENT: a cell too full to try */
+    CHUNKED,      /* pass 1 over chunks of cell planes (cell0 > 0) */
+    FAULTS,       /* a bad particle flagged */
+    PATHS
+};
+static const char *const path_names[PATHS] = {
+    "strided", "carry into cells of several rounds", "unrolled rounds", "queue rests",
+    "resident overflows", "resident untried", "chunks", "faults"
 };
 
 int main(int argc, char **argv)
@@ -259,7 +264,7 @@ int main(int argc, char **argv)
     partile_context_t *ref = NULL;
     must(partile_context_create("reference", 0, &ref), "reference context");
     long long runs = 0, failures = 0, values = 0;
-    reached seen = {};
+    long long seen[PATHS] = {};
     for (int trial = 0; trial < 36; trial++) {
         const int dim = 1 + trial % 3, tsc = (trial / 3) % 2, comps = (trial / 6) % 2 ? 9 : 1;
         int64_t cells[3];
@@ -421,22 +426,21 @@ int main(int argc, char **argv)
                     blocks = blocks < cap ? blocks : cap;
                 }
                 /* the paths this launch reaches */
-                seen.strided += blocks * warps < m.cells;
-                seen.chunked += m.cell0 > 0;
+                seen[STRIDED] += blocks * warps < m.cells;
+                seen[CHUNKED] += m.cell0 > 0;
                 const long long first_stride = blocks * warps;
-                for (long long c = m.cell0; c < m.cell0 + m.cells; c++) {
+                for (long long c = m.cell0; engine != 2 && variant != 3 && c < m.cell0 + m.cells;
+                     c++) { /* the tile kernels' paths, on valid particles */
                     const int cnt = count[c], big = biggest_group[c];
-                    if (engine == 2 || variant == 3)
-                        break;
                     /* loaded during the warp's last cell (if not empty) */
-                    seen.carry_rounds += !tsc && comps == 9 && c - m.cell0 >= first_stride &&
-                                         cnt > PARTILE_WARP_SIZE && count[c - first_stride] > 0;
-                    seen.unrolled += !tsc && comps == 1 && cnt >= PARTILE_WARP_SIZE;
-                    seen.queue_rest += tsc && big > PARTILE_WARP_SIZE;
+                    seen[CARRY_ROUNDS] += !tsc && comps == 9 && c - m.cell0 >= first_stride &&
+                                          cnt > PARTILE_WARP_SIZE && count[c - first_stride] > 0;
+                    seen[UNROLLED] += !tsc && comps == 1 && cnt >= PARTILE_WARP_SIZE;
+                    seen[QUEUE_REST] += tsc && big > PARTILE_WARP_SIZE;
                     if (resident && dim > 1) { /* RESIDENT sizes (2-D, 3-D TSC tensor) */
                         const int tried = mass_resident_cell(m.ngroups, cnt);
-                        seen.untried += !tried;
-                        seen.overflow += tried && big > MASS_RING;
+                        seen[UNTRIED] += !tried;
+                        seen[OVERFLOW] += tried && big > MASS_RING;
                     }
                 }
                 poison_shared(shared);
@@ -451,12 +455,17 @@ int main(int argc, char **argv)
             }
             if (variant == 3) {
                 xs[bad_particle] = saved;
-                seen.faults += fault != NO_BAD;
-                if (fault == NO_BAD) {
+                seen[FAULTS] += fault != NO_BAD;
+                if (fault == NO_BAD || divergent || collective_errors) {
                     failures++;
-                    printf("FAIL: %s %s, %s: a bad particle (%zu of %zu) not flagged\n",
+                    printf("FAIL: %s %s, %s: a bad particle (%zu of %zu) %s, divergent %d, "
+                           "collective errors %lld\n",
                            emu_grid_name(g, tsc).s, comps == 9 ? "tensor" : "scalar",
-                           engine_names[engine], bad_particle, n);
+                           engine_names[engine], bad_particle, n,
+                           fault == NO_BAD ? "not flagged" : "flagged", divergent,
+                           collective_errors.load());
+                    divergent = 0;
+                    collective_errors = 0;
                 }
                 continue;
             }
@@ -491,15 +500,14 @@ int main(int argc, char **argv)
         }
     }
     must(partile_context_destroy(ref), "context destroy");
-    printf("%lld assemblies, %lld stored values, %lld failed; paths reached: strided %lld, carry "
-           "into cells of several rounds %lld, unrolled rounds %lld, queue rests %lld, resident "
-           "overflows %lld, resident untried %lld, chunks %lld, faults %lld\n",
-           runs, values, failures, seen.strided, seen.carry_rounds, seen.unrolled, seen.queue_rest,
-           seen.overflow, seen.untried, seen.chunked, seen.faults);
-    const long long *path = &seen.strided;
-    for (size_t k = 0; k < sizeof seen / sizeof *path; k++)
-        if (path[k] == 0) {
-            printf("FAIL: path %zu of struct reached never taken\n", k);
+    printf("%lld assemblies, %lld stored values, %lld failed; paths reached:", runs, values,
+           failures);
+    for (int k = 0; k < PATHS; k++)
+        printf("%s %s %lld", k ? "," : "", path_names[k], seen[k]);
+    printf("\n");
+    for (int k = 0; k < PATHS; k++)
+        if (seen[k] == 0) {
+            printf("FAIL: never reached: %s\n", path_names[k]);
             failures++;
         }
     return failures != 0;
