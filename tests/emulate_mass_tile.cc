@@ -203,7 +203,7 @@ static const char *const engine_names[] = { "m8n8k4", "m16n8k16", "kernel (ii)" 
  * guard that no launch may touch */
 enum { EMU_GUARD = 64 };
 enum {
-    EMU_SMEM_DOUBLES = MASS_MAX_WARPS * ((MASS_MAX_NPTS + 9) * MASS_STRIDE + MASS_RING) +
+    EMU_SMEM_DOUBLES = MASS_MAX_WARPS * (MASS_WARP_DOUBLES(MASS_MAX_NPTS, 9) + MASS_RING) +
                        MASS_MAX_NPTS * MASS_MAX_NPTS / 4 + 1 + EMU_GUARD
 };
 double mass_smem[EMU_SMEM_DOUBLES];
