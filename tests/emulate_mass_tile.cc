@@ -22,6 +22,9 @@
  * pass 1 must flag (its other runs must leave the fault word clear).
  *   - 1-3-D, CIC and TSC, scalar and tensor, periodic axes or not, ω
  *     given (not from a B field), bitwise mode, no accumulate;
+ *   - positions FP64, or (a third of the grids) FP32, which pass 1 reads
+ *     as k_mass_positions_f64 converts them (mass_args.x), as mass_gpu.inc
+ *     does;
  *   - cells empty, of one particle and crowded;
  *   - blocks of 1 to MASS_BLOCK_WARPS warps, shared memory sized as
  *     mass_launch_cells sizes it (mass_block_shared), filled with NaN
@@ -267,6 +270,7 @@ int main(int argc, char **argv)
     long long seen[PATHS] = {};
     for (int trial = 0; trial < 36; trial++) {
         const int dim = 1 + trial % 3, tsc = (trial / 3) % 2, comps = (trial / 6) % 2 ? 9 : 1;
+        const int fp32 = trial / 12 == 2; /* FP32 positions: k_mass_positions_f64 first */
         int64_t cells[3];
         int periodic[3];
         for (int a = 0; a < 3; a++) {
@@ -310,9 +314,14 @@ int main(int argc, char **argv)
                 rest /= g.cells[a];
             }
             for (int k = 0; k < count[c]; k++, i++) {
-                for (int a = 0; a < dim; a++) /* clustered: the lower half of the cell */
-                    x[a * n + i] =
-                        g.lower[a] + ((double)j[a] + (cluster[c] ? 0.4 : 1.0) * uniform()) * g.spacing[a];
+                for (int a = 0; a < dim; a++) { /* clustered: the lower half of the cell */
+                    double &xa = x[a * n + i];
+                    xa = g.lower[a] + ((double)j[a] + (cluster[c] ? 0.4 : 1.0) * uniform()) * g.spacing[a];
+                    if (fp32 && std::floor(((double)(float)xa - g.lower[a]) / g.spacing[a]) != (double)j[a])
+                        xa = g.lower[a] + ((double)j[a] + 0.25) * g.spacing[a]; /* rounded out */
+                    if (fp32)
+                        xa = (double)(float)xa;
+                }
                 q[i] = uniform() - 0.3;
                 for (int a = 0; a < 3; a++)
                     w[a * n + i] = 4.0 * uniform() - 2.0;
@@ -322,6 +331,16 @@ int main(int argc, char **argv)
         std::vector<double> xs;
         partile_vectors_t spos;
         emu_sort(ref, g, n, x, off, perm, xs, &spos);
+        std::vector<float> xf(fp32 ? 3 * n : 0); /* FP32 trials: the positions given */
+        partile_vectors_t given = spos;
+        if (fp32) {
+            given.type = PARTILE_DTYPE_FLOAT32;
+            for (int a = 0; a < dim; a++) {
+                for (size_t i = 0; i < n; i++)
+                    xf[a * n + i] = (float)xs[a * n + i]; /* exact */
+                given.axis[a] = xf.data() + a * n;
+            }
+        }
         std::vector<double> qs(n), ws(3 * n);
         for (size_t i = 0; i < n; i++) {
             qs[i] = q[perm[i]];
@@ -340,7 +359,7 @@ int main(int argc, char **argv)
         p.sigma = 0.75 + uniform();
         std::vector<double> want(L.entries);
         int64_t bad = -1;
-        must(partile_mass_assemble(ref, &p, n, &spos, off.data(), qs.data(),
+        must(partile_mass_assemble(ref, &p, n, &given, off.data(), qs.data(),
                                    comps == 9 ? &omega : NULL, want.data(), &bad),
              "reference assembly");
 
@@ -350,7 +369,16 @@ int main(int argc, char **argv)
         memset(&m, 0, sizeof m);
         const partile_transfer_t tr = { &g, shape, PARTILE_CENTERING_NODE, 3, NULL,
                                         PARTILE_ORDER_BY_POINT };
-        m.t = make_transfer(&tr, &spos);
+        m.t = make_transfer(&tr, &given);
+        /* mass_args.x: FP64 positions as given, or the FP32 ones converted */
+        std::vector<double> converted(fp32 ? 3 * n : 0);
+        const auto convert = [&] {
+            for (double &v : converted)
+                v = NAN;
+            launch(2, 64, [&] { k_mass_positions_f64((long long)n, dim, given, converted.data()); });
+        };
+        for (int a = 0; a < dim; a++)
+            m.x[a] = (fp32 ? converted.data() : xs.data()) + a * n;
         m.off = off.data();
         m.q = qs.data();
         mass_set_local_sizes(&m, (int)shape, dim, comps, L.offsets);
@@ -409,8 +437,12 @@ int main(int argc, char **argv)
                     continue;
                 bad_particle = (size_t)(next() % n);
                 saved = xs[bad_particle]; /* x of a particle: NaN, or a cell off */
-                xs[bad_particle] = next() % 2 ? NAN : saved + g.spacing[0]; /* the next cell */
+                xs[bad_particle] = next() % 2 || fp32 ? NAN : saved + g.spacing[0]; /* the next cell */
+                if (fp32)
+                    xf[bad_particle] = NAN;
             }
+            if (fp32)
+                convert();
             for (double &v : scratch)
                 v = NAN;
             fault = NO_BAD;
@@ -455,6 +487,8 @@ int main(int argc, char **argv)
             }
             if (variant == 3) {
                 xs[bad_particle] = saved;
+                if (fp32)
+                    xf[bad_particle] = (float)saved;
                 seen[FAULTS] += fault != NO_BAD;
                 if (fault == NO_BAD || divergent || collective_errors) {
                     failures++;

@@ -3,7 +3,7 @@
  * scalar/tensor, d = 1, 2, 3, periodic or not, ω given or from a B field,
  * several species accumulated, empty cells and a cell holding many tiles'
  * worth of particles, more cells than the tile kernels' grid has warps, no
- * particles); within rounding in relaxed mode and
+ * particles, FP32 positions); within rounding in relaxed mode and
  * for the unsorted atomic kernel (i); bad input refused with the storage
  * untouched. Fresh random inputs every run (the seed is printed). Skips
  * (exit 77 if all) without a device. */
@@ -75,6 +75,7 @@ typedef struct run_opts {
     partile_mass_mode_t mode;
     partile_mass_algorithm_t algorithm;
     partile_mass_precision_t precision;
+    int fp32_positions; /* P->x given as FLOAT32 (its values must be floats) */
 } run_opts;
 
 /* Assembles on ctx (device memory) into storage, which starts as `init`. */
@@ -94,10 +95,17 @@ static int assemble_on(partile_context_t *ctx, int device, const problem *P, con
     const size_t n = P->n;
     int64_t ncells;
     partile_grid_cell_count(&P->g, &ncells);
-    double *x = (double *)P->x, *q = P->q, *w = P->w, *B = P->B, *S = out;
+    double *q = P->q, *w = P->w, *B = P->B, *S = out;
     int64_t *off = P->off;
+    float *xf = NULL; /* FP32 positions: P->x as floats */
+    if (o->fp32_positions) {
+        xf = malloc(3 * (n ? n : 1) * sizeof(float));
+        for (size_t i = 0; i < 3 * n; i++)
+            xf[i] = (float)P->x[i];
+    }
+    void *xin = xf ? (void *)xf : (void *)P->x;
     if (device) {
-        x = to_device(ctx, P->x, 3 * n * 8);
+        xin = to_device(ctx, xin, 3 * n * (xf ? sizeof(float) : 8));
         q = to_device(ctx, P->q, n * 8);
         w = to_device(ctx, P->w, 3 * n * 8);
         B = to_device(ctx, P->B, (size_t)P->points * 3 * 8);
@@ -106,7 +114,14 @@ static int assemble_on(partile_context_t *ctx, int device, const problem *P, con
     } else {
         memcpy(S, init, entries * 8);
     }
-    partile_vectors_t pos = { PARTILE_DTYPE_FLOAT64, { x, x + n, x + 2 * n } };
+    partile_vectors_t pos;
+    if (xf) {
+        const float *f = xin;
+        pos = (partile_vectors_t){ PARTILE_DTYPE_FLOAT32, { f, f + n, f + 2 * n } };
+    } else {
+        const double *d = xin;
+        pos = (partile_vectors_t){ PARTILE_DTYPE_FLOAT64, { d, d + n, d + 2 * n } };
+    }
     partile_vectors_t om = { PARTILE_DTYPE_FLOAT64, { w, w + n, w + 2 * n } };
     partile_mass_params_t p = { &P->g, (partile_shape_t)o->shape, (partile_mass_kind_t)o->kind,
                                 0.75, o->accumulate, o->use_bfield ? B : NULL, 0.625,
@@ -116,9 +131,10 @@ static int assemble_on(partile_context_t *ctx, int device, const problem *P, con
     snprintf(assemble_detail, sizeof assemble_detail, "%s", partile_last_error_detail());
     if (device) {
         assert_int_equal(partile_memcpy(ctx, out, S, entries * 8, PARTILE_COPY_DEVICE_TO_HOST), 0);
-        partile_free(ctx, x), partile_free(ctx, q), partile_free(ctx, w), partile_free(ctx, B);
+        partile_free(ctx, xin), partile_free(ctx, q), partile_free(ctx, w), partile_free(ctx, B);
         partile_free(ctx, off), partile_free(ctx, S);
     }
+    free(xf);
     return st;
 }
 
@@ -133,6 +149,8 @@ static const char *case_name(const problem *P, const run_opts *o)
              o->mode == PARTILE_MASS_RELAXED ? "relaxed" : "bitwise",
              o->use_bfield ? " B-field" : "", o->accumulate ? " accumulate" : "",
              o->precision == PARTILE_MASS_TF32 ? " TF32" : "", P->n);
+    if (o->fp32_positions)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), " FP32 positions");
     return buf;
 }
 
@@ -186,7 +204,7 @@ static void compare_bitwise_kinds(partile_context_t *gpu, partile_context_t *ref
     for (int kind = 0; kind <= 1; kind++)
         for (int alg = PARTILE_MASS_TILES; alg <= PARTILE_MASS_FMA_PER_CELL; alg++) {
             run_opts o = { shape, kind, 0, 0, 1, PARTILE_MASS_BITWISE,
-                           (partile_mass_algorithm_t)alg, PARTILE_MASS_FP64 };
+                           (partile_mass_algorithm_t)alg, PARTILE_MASS_FP64, 0 };
             compare(gpu, ref, P, &o, rng);
         }
 }
@@ -275,7 +293,7 @@ static void special_cases(partile_context_t *ctx)
                 problem P = make_problem(ref, 3, periodic, 6, sizes[k], 0, &rng);
                 for (int alg = PARTILE_MASS_TILES; alg <= PARTILE_MASS_FMA_PER_CELL; alg++) {
                     run_opts o = { shape, 1, 1, 1, 1, PARTILE_MASS_BITWISE,
-                                   (partile_mass_algorithm_t)alg, PARTILE_MASS_FP64 };
+                                   (partile_mass_algorithm_t)alg, PARTILE_MASS_FP64, 0 };
                     compare(ctx, ref, &P, &o, &rng); /* B field, accumulate */
                     o.use_bfield = 0;
                     o.kind = 0;
@@ -289,7 +307,7 @@ static void special_cases(partile_context_t *ctx)
         crowd_octant(ref, &P, 150, &rng);
         for (int kind = 0; kind <= 1; kind++) {
             run_opts o = { PARTILE_SHAPE_TSC, kind, 0, 0, 1, PARTILE_MASS_BITWISE,
-                           PARTILE_MASS_TILES, PARTILE_MASS_FP64 };
+                           PARTILE_MASS_TILES, PARTILE_MASS_FP64, 0 };
             compare(ctx, ref, &P, &o, &rng);
             o.mode = PARTILE_MASS_RELAXED;
             compare(ctx, ref, &P, &o, &rng);
@@ -344,7 +362,7 @@ static void many_cells_on(partile_context_t *ctx)
         for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
             compare_bitwise_kinds(ctx, ref, &P, shape, &rng);
         run_opts o = { PARTILE_SHAPE_CIC, 1, 0, 1, 1, PARTILE_MASS_RELAXED, PARTILE_MASS_TILES,
-                       PARTILE_MASS_FP64 };
+                       PARTILE_MASS_FP64, 0 };
         compare(ctx, ref, &P, &o, &rng);
         free_problem(&P);
     }
@@ -362,7 +380,7 @@ static void relaxed_and_atomic(partile_context_t *ctx)
             for (int kind = 0; kind <= 1; kind++)
                 for (int alg = 0; alg <= 2; alg++) {
                     run_opts o = { shape, kind, 0, dim == 1, alg != 2, PARTILE_MASS_RELAXED,
-                                   (partile_mass_algorithm_t)alg, PARTILE_MASS_FP64 };
+                                   (partile_mass_algorithm_t)alg, PARTILE_MASS_FP64, 0 };
                     compare(ctx, ref, &P, &o, &rng);
                 }
             free_problem(&P);
@@ -382,7 +400,7 @@ static void tf32(partile_context_t *ctx)
             for (int kind = 0; kind <= 1; kind++)
                 for (int mode = 0; mode <= 1; mode++) {
                     run_opts o = { shape, kind, 0, 0, 1, (partile_mass_mode_t)mode,
-                                   PARTILE_MASS_TILES, PARTILE_MASS_TF32 };
+                                   PARTILE_MASS_TILES, PARTILE_MASS_TF32, 0 };
                     compare(ctx, ref, &P, &o, &rng);
                 }
             free_problem(&P);
@@ -403,7 +421,7 @@ static void errors(partile_context_t *ctx)
     for (size_t e = 0; e < L.entries; e++)
         init[e] = (double)e;
     run_opts o = { PARTILE_SHAPE_CIC, 1, 0, 0, 1, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES,
-                   PARTILE_MASS_FP64 };
+                   PARTILE_MASS_FP64, 0 };
     int64_t bad = -1;
     /* a NaN position */
     const double keep = P.x[P.n + 17];
@@ -488,6 +506,36 @@ static void expect_refused(partile_context_t *gpu, partile_context_t *ref, const
     free(init), free(want), free(got);
 }
 
+/* FP32 positions (the per-cell kernels read them as k_mass_positions_f64
+ * converts them): every FP64 path bitwise against the reference given the
+ * same floats, and a NaN float refused with the storage untouched. */
+static void fp32_positions(partile_context_t *ctx)
+{
+    partile_context_t *ref = NULL;
+    assert_int_equal(partile_context_create("reference", 0, &ref), 0);
+    uint64_t rng = fresh_seed();
+    for (int dim = 1; dim <= 3; dim++)
+        for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++) {
+            /* periodic: a position rounded up to the top wraps, as the sort bins it */
+            problem P = make_problem(ref, dim, 1, dim == 3 ? 6 : 9, 2500, 300, &rng);
+            for (size_t i = 0; i < 3 * P.n; i++)
+                P.x[i] = (double)(float)P.x[i];
+            resort(ref, &P); /* rounding may have moved a particle across a face */
+            for (int kind = 0; kind <= 1; kind++)
+                for (int alg = PARTILE_MASS_TILES; alg <= PARTILE_MASS_FMA_PER_CELL; alg++) {
+                    run_opts o = { shape, kind, 0, 0, 1, PARTILE_MASS_BITWISE,
+                                   (partile_mass_algorithm_t)alg, PARTILE_MASS_FP64, 1 };
+                    compare(ctx, ref, &P, &o, &rng);
+                    const double saved = P.x[P.n / 2];
+                    P.x[P.n / 2] = NAN;
+                    expect_refused(ctx, ref, &P, &o, "a NaN float position");
+                    P.x[P.n / 2] = saved;
+                }
+            free_problem(&P);
+        }
+    partile_context_destroy(ref);
+}
+
 /* Every check, on every path that assembles (one pass with the checks in
  * pass 1, or the checks first: B field, relaxed), CIC and TSC, scalar and
  * tensor, tiles and kernel (ii), with and without accumulate. */
@@ -507,7 +555,7 @@ static void refused_everywhere(partile_context_t *ctx)
                                variant == 4 ? PARTILE_MASS_RELAXED : PARTILE_MASS_BITWISE,
                                variant == 2 || variant == 3 ? PARTILE_MASS_FMA_PER_CELL
                                                             : PARTILE_MASS_TILES,
-                               PARTILE_MASS_FP64 };
+                               PARTILE_MASS_FP64, 0 };
                 const size_t k = (size_t)(su_uniform(&rng) * (double)(n - 2)) + 1;
                 double keep = P.x[n + k];
                 P.x[n + k] = NAN;
@@ -554,6 +602,7 @@ GPU_TEST(relaxed, relaxed_and_atomic(ctx))
 GPU_TEST(bad_input, errors(ctx))
 GPU_TEST(refused, refused_everywhere(ctx))
 GPU_TEST(tf32_tiles, tf32(ctx))
+GPU_TEST(fp32_pos, fp32_positions(ctx))
 
 int main(void)
 {
@@ -565,6 +614,7 @@ int main(void)
         cmocka_unit_test(bitwise_hip),  cmocka_unit_test(special_hip),
         cmocka_unit_test(relaxed_hip),  cmocka_unit_test(bad_input_hip),
         cmocka_unit_test(tf32_tiles_hip),  cmocka_unit_test(refused_hip),
+        cmocka_unit_test(fp32_pos_cuda),   cmocka_unit_test(fp32_pos_hip),
     };
     GPU_TEST_MAIN(tests);
 }
