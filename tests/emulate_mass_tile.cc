@@ -17,7 +17,9 @@
  * a group larger than the ring and a cell too full to try (both stream);
  * passes of tiles; a capped grid whose warps stride over several cells and
  * the CIC tensor's carry of the next cell's first round into a cell of
- * several rounds; the CIC scalar's unrolled rounds; pass 1 over chunks of
+ * several rounds; the CIC scalar's inputs by asynchronous copies (deferred
+ * to the lane's wait, tests/emulate_gpu.h), its next cell's first round
+ * copied during its last, and its unrolled rounds; pass 1 over chunks of
  * cell planes; a bad particle (NaN, or listed in the wrong cell), which
  * pass 1 must flag (its other runs must leave the fault word clear).
  *   - 1-3-D, CIC and TSC, scalar and tensor, periodic axes or not, ω
@@ -247,6 +249,7 @@ static int draw_count(int crowd)
 enum path {
     STRIDED,      /* fewer warps than cells: warps take several */
     CARRY_ROUNDS, /* CIC tensor tiles: a warp's later cell of several rounds */
+    COPIED_AHEAD, /* CIC scalar tiles: a warp's later cell, copied during its last */
     UNROLLED,     /* CIC scalar tiles: a cell of a whole round or more */
     QUEUE_REST,   /* TSC: a cell's group of more than a warp (the queue keeps some) */
     OVERFLOW,     /* RESIDENT, cell tried: a group larger than the ring (it streams) */
@@ -256,7 +259,7 @@ enum path {
     PATHS
 };
 static const char *const path_names[PATHS] = {
-    "strided", "carry into cells of several rounds", "unrolled rounds", "queue rests",
+    "strided", "carry into cells of several rounds", "copies ahead", "unrolled rounds", "queue rests",
     "resident overflows", "resident untried", "chunks", "faults"
 };
 
@@ -467,6 +470,8 @@ int main(int argc, char **argv)
                     /* loaded during the warp's last cell (if not empty) */
                     seen[CARRY_ROUNDS] += !tsc && comps == 9 && c - m.cell0 >= first_stride &&
                                           cnt > PARTILE_WARP_SIZE && count[c - first_stride] > 0;
+                    seen[COPIED_AHEAD] += !tsc && comps == 1 && c - m.cell0 >= first_stride &&
+                                          cnt > 0 && count[c - first_stride] > 0;
                     seen[UNROLLED] += !tsc && comps == 1 && cnt >= PARTILE_WARP_SIZE;
                     seen[QUEUE_REST] += tsc && big > PARTILE_WARP_SIZE;
                     if (resident && dim > 1) { /* RESIDENT sizes (2-D, 3-D TSC tensor) */
