@@ -131,8 +131,10 @@ typedef struct partile_mass_params {
  * pairs (36 CIC, 378 TSC in 3-D) × components doubles per cell), a copy of
  * the storage with accumulate (relaxed mode, or when those local entries
  * take several chunks), 24 bytes per particle when ω comes from
- * the B field, and 1 byte per particle for TSC (its support group, except
- * with ATOMIC_UNSORTED); OUT_OF_MEMORY if that cannot be had.
+ * the B field, and, except with ATOMIC_UNSORTED, 8 bytes per particle and
+ * axis when the positions are FLOAT32 (the per-cell kernels read them
+ * widened to FP64, as the reference does) and 1 byte per particle for TSC
+ * (its support group); OUT_OF_MEMORY if that cannot be had.
  * Checks (every backend, the reference's order: positions, cell list, ω):
  * bad input returns its status with *bad_particle set and storage
  * untouched. GPU backends in bitwise mode, when the local entries fit the
