@@ -42,6 +42,22 @@ static inline PARTILE_HD int partile_div_dividend_in_range(double a)
     const double ma = fabs(a);
     return ma >= 0x1p-900 && ma <= 0x1p900;
 }
+/* The dividend's test in integer instructions, for kernels that test
+ * several at once: key < PARTILE_DIV_KEY_LIMIT only for |a| in [2^-900,
+ * 2^900) (never 0, NaN or ±inf), inside the range above; several keys
+ * pass together when their maximum does. From the high word with the sign
+ * shifted out: a shift-add per dividend, where the test above takes two
+ * FP64 comparisons. */
+#define PARTILE_DIV_KEY_LOW 0x07B00000u  /* the high word of 2^-900 */
+#define PARTILE_DIV_KEY_HIGH 0x78300000u /* and of 2^900 */
+#define PARTILE_DIV_KEY_LIMIT ((PARTILE_DIV_KEY_HIGH - PARTILE_DIV_KEY_LOW) << 1)
+static inline PARTILE_HD uint32_t partile_div_dividend_key(double a)
+{
+    uint64_t bits;
+    memcpy(&bits, &a, sizeof bits);
+    /* below 2^-900 the difference wraps to above the limit */
+    return ((uint32_t)(bits >> 32) << 1) - (PARTILE_DIV_KEY_LOW << 1);
+}
 static inline PARTILE_HD int partile_div_divisor_in_range(double b)
 {
     const double mb = fabs(b);

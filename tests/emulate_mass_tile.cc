@@ -104,7 +104,9 @@ static double emu_frag_a[1024][EMU_MAX_FRAG], emu_frag_b[1024][EMU_MAX_FRAG];
 /* d (C_N per lane) = A·B + d, each element the forward chain
  * fma(A[r][K−1], B[K−1][c], … fma(A[r][0], B[0][c], d)), A and B gathered
  * from the warp's lanes by the engine's layout (an element no lane holds
- * stays NaN and counts as an error: the test's inputs are finite). */
+ * counts as an error, and so does a NaN where every particle is good; a
+ * bad particle's CIC weights are NaN, thrown away with its fault). */
+static bool emu_inputs_finite = true;
 template <int M, int N, int K, int AN, int BN, int CN>
 static void emu_mma(double *d, const double *a, const double *b, emu_pos_fn apos, emu_pos_fn bpos,
                     emu_pos_fn cpos)
@@ -116,21 +118,18 @@ static void emu_mma(double *d, const double *a, const double *b, emu_pos_fn apos
         emu_frag_b[t][e] = b[e];
     emu_collective_enter(t, EMU_MMA);
     double A[M][K], B[K][N];
-    for (int r = 0; r < M; r++)
-        for (int k = 0; k < K; k++)
-            A[r][k] = NAN;
-    for (int k = 0; k < K; k++)
-        for (int c = 0; c < N; c++)
-            B[k][c] = NAN;
+    bool held_a[M][K] = {}, held_b[K][N] = {};
     for (int l = 0; l < PARTILE_WARP_SIZE; l++) {
         int r, c;
         for (int e = 0; e < AN; e++) {
             apos(l, e, &r, &c);
             A[r][c] = emu_frag_a[w * PARTILE_WARP_SIZE + l][e];
+            held_a[r][c] = true;
         }
         for (int e = 0; e < BN; e++) {
             bpos(l, e, &r, &c);
             B[r][c] = emu_frag_b[w * PARTILE_WARP_SIZE + l][e];
+            held_b[r][c] = true;
         }
     }
     emu_barrier_wait(&warp_barrier[w]); /* all gathered before the next mma writes */
@@ -139,8 +138,12 @@ static void emu_mma(double *d, const double *a, const double *b, emu_pos_fn apos
         cpos((int)lane, e, &r, &c);
         double acc = d[e];
         for (int k = 0; k < K; k++) {
-            if (std::isnan(A[r][k]) || std::isnan(B[k][c]))
+            if (!held_a[r][k] || !held_b[k][c]) {
                 collective_errors++;
+                continue; /* A or B uninitialized */
+            }
+            if (emu_inputs_finite && (std::isnan(A[r][k]) || std::isnan(B[k][c])))
+                collective_errors++; /* e.g. a ring slot read before it was staged */
             acc = fma(A[r][k], B[k][c], acc);
         }
         d[e] = acc;
@@ -444,6 +447,7 @@ int main(int argc, char **argv)
                 if (fp32)
                     xf[bad_particle] = NAN;
             }
+            emu_inputs_finite = variant != 3;
             if (fp32)
                 convert();
             for (double &v : scratch)

@@ -9,6 +9,8 @@
  *     from modular inverses);
  *   - zeros of both signs, subnormals, ±inf, NaN, the ends of the range;
  *   - the corrections alone (partile_div_by_reciprocal_in_range) at a = +0;
+ *   - the dividend's integer test (partile_div_dividend_key) at the range's
+ *     ends, zeros, subnormals, ±inf, NaN and at random;
  *   - the ECSIM α by one reciprocal (partile_alpha_by_reciprocal, common/
  *     mass_math.h) against partile_alpha for ω at random over many scales,
  *     at the ends of its range test, with exact cancellations, and with
@@ -190,6 +192,33 @@ static void zero_dividend_in_range(void **state)
     assert_int_equal(failures, 0);
 }
 
+/* partile_div_dividend_key passes exactly |a| in [2^-900, 2^900): inside
+ * partile_div_dividend_in_range, and all of it but 2^900 itself. */
+static void dividend_key(void **state)
+{
+    (void)state;
+    long long wrong = 0;
+    const double edges[] = { 0.0,      -0.0,    DBL_TRUE_MIN, DBL_MIN,  DBL_MAX,  INFINITY,
+                             -INFINITY, NAN,    -NAN,         0x1p-900, 0x1p900,  1.0 };
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        for (int s = -2; s <= 2; s++) { /* the edges and their neighbours */
+            double a = edges[i];
+            for (int k = 0; k < (s < 0 ? -s : s) && !isnan(a); k++)
+                a = nextafter(a, s < 0 ? -INFINITY : INFINITY);
+            for (int sign = 0; sign < 2; sign++, a = -a) {
+                const int want = fabs(a) >= 0x1p-900 && fabs(a) < 0x1p900;
+                const int got = partile_div_dividend_key(a) < PARTILE_DIV_KEY_LIMIT;
+                wrong += got != want || (got && !partile_div_dividend_in_range(a));
+            }
+        }
+    for (int t = 0; t < 1000000; t++) {
+        const double a = random_double(-1074, 1023);
+        const int want = fabs(a) >= 0x1p-900 && fabs(a) < 0x1p900;
+        wrong += (partile_div_dividend_key(a) < PARTILE_DIV_KEY_LIMIT) != want;
+    }
+    assert_int_equal(wrong, 0);
+}
+
 static long long alpha_failures;
 static void check_alpha(const double w[3])
 {
@@ -250,6 +279,7 @@ int main(void)
         cmocka_unit_test(hard_midpoints),
         cmocka_unit_test(special_values),
         cmocka_unit_test(zero_dividend_in_range),
+        cmocka_unit_test(dividend_key),
         cmocka_unit_test(alpha_by_reciprocal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
