@@ -17,6 +17,16 @@ typedef struct partile_stencil_1d {
     double w[3];
 } partile_stencil_1d;
 
+/* The CIC weights at s (q, or q − ½ cell-centred) from its floor j: the
+ * one formula for partile_stencil_at and the mass kernels, which take j
+ * from their cell check and need no point index. */
+static inline PARTILE_HD void partile_cic_weights(double s, double j, double w[2])
+{
+    const double xi = s - j;
+    w[0] = 1.0 - xi;
+    w[1] = xi;
+}
+
 /* q = (x − lower)/h; dd = d_p/h (OVERLAP only, 0 < dd ≤ 1). */
 static inline PARTILE_HD void partile_stencil_at(int shape, int centering, double q, double dd,
                                                  partile_stencil_1d *st)
@@ -27,11 +37,10 @@ static inline PARTILE_HD void partile_stencil_at(int shape, int centering, doubl
         st->count = 1;
         st->w[0] = 1.0;
     } else if (shape == PARTILE_SHAPE_CIC) {
-        const double j = floor(s), xi = s - j;
+        const double j = floor(s);
         st->first = (int64_t)j;
         st->count = 2;
-        st->w[0] = 1.0 - xi;
-        st->w[1] = xi;
+        partile_cic_weights(s, j, st->w);
     } else if (shape == PARTILE_SHAPE_TSC) {
         const double k = floor(s + 0.5), d = s - k, a = 0.5 - d, b = 0.5 + d;
         st->first = (int64_t)k - 1;
