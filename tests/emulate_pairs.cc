@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "emulate_gpu.h"
+#include "inside_as_float.h"
 
 EMU_DEVICE_CODE_BEGIN
 /* gpu_common's cut file closes its include guard, so the full file that
@@ -213,6 +214,8 @@ static std::vector<double> positions(const spec &s, const partile_grid_t &g, int
             double c;
             if (p < nb) {
                 c = g.lower[a] + uniform() * L * (1.0 - 1e-12);
+                if (!g.periodic[a]) /* the FP32 set's particles inside too */
+                    c = su_inside_as_float(c, g.lower[a], g.lower[a] + L);
                 if (g.periodic[a] && !s.inside && p % 7 == 0) /* a few boxes away */
                     c += (double)((int64_t)(next() % 7) - 3) * L;
             } else { /* the cluster: cell 1 along each axis */
@@ -475,7 +478,7 @@ static int check_geometry(void)
 
 int main(int argc, char **argv)
 {
-    const uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (uint64_t)time(NULL);
+    const uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : test_seed();
     const long only = argc > 2 ? strtol(argv[2], NULL, 0) : -1; /* one case, by index */
     printf("seed %llu\n", (unsigned long long)seed);
     partile_context_t *ref = NULL;

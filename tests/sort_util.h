@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inside_as_float.h"
 #include "partile/partile.h"
 
 static inline uint64_t su_next(uint64_t *s)
@@ -33,20 +34,6 @@ static inline partile_grid_t su_grid(int dim, int64_t nx, int64_t ny, int64_t nz
         g.periodic[a] = periodic;
     }
     return g;
-}
-
-/* v inside [lo, hi) also after rounding to FP32: the tests stage the same
- * positions as float, and a value within half a float ulp of hi rounds onto
- * it, outside a non-periodic grid (such a draw once failed `partile check`);
- * it moves one float step inside. */
-static inline double su_inside_as_float(double v, double lo, double hi)
-{
-    const float f = (float)v;
-    if ((double)f >= hi)
-        return (double)nextafterf(f, -INFINITY);
-    if ((double)f < lo)
-        return (double)nextafterf(f, INFINITY);
-    return v;
 }
 
 /* Host SoA positions uniformly inside the grid, in FP64 and in FP32. */
