@@ -297,7 +297,7 @@ static const spec cases[] = {
 
 int main(int argc, char **argv)
 {
-    const uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : (uint64_t)time(NULL);
+    const uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : test_seed();
     printf("# seed %llu\n", (unsigned long long)seed);
     int fails = 0, index = 0;
     for (const spec &s : cases)

@@ -5,8 +5,8 @@
  * compiler; a launch runs a pthread per GPU thread of a block, __syncthreads
  * a barrier, __shared__ arrays static, the blocks in turn, and counts the
  * blocks whose threads passed different numbers of barriers (`divergent`).
- * Also the tests' random numbers and `must`. Include once, before the cut
- * device files. */
+ * Also the tests' random numbers (seeded by test_seed.h) and `must`.
+ * Include once, before the cut device files. */
 #ifndef PARTILE_TESTS_EMULATE_GPU_H
 #define PARTILE_TESTS_EMULATE_GPU_H
 
@@ -25,6 +25,7 @@
 #include <sched.h>
 
 #include "partile/partile.h"
+#include "test_seed.h"
 
 /* ---- the CUDA spellings the device code uses, for the host ---- */
 

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "partile/partile.h"
+#include "test_seed.h"
 
 static int gpu_tests_skipped;
 
@@ -31,12 +32,13 @@ static partile_context_t *open_or_skip(const char *backend)
     return ctx;
 }
 
-/* Seeds from the clock (printed once, to repeat a failure), one per call. */
+/* Seeds from the clock or PARTILE_TEST_SEED (test_seed.h; printed once,
+ * to repeat a failure), one per call. */
 static inline uint64_t fresh_seed(void)
 {
     static uint64_t s;
     if (!s) {
-        s = (uint64_t)time(NULL);
+        s = test_seed();
         printf("# seed %llu\n", (unsigned long long)s);
     }
     return ++s;

@@ -18,6 +18,7 @@
 
 #include "partile/partile.h"
 #include "sort_util.h"
+#include "test_seed.h"
 
 enum { THREADS = 4, ROUNDS = 3, CELLS = 16, N = 20000 };
 
@@ -206,7 +207,7 @@ int main(int argc, char **argv)
         printf("FAIL: context on %s: %s\n", backend, partile_last_error_detail());
         return 1;
     }
-    uint64_t seed = (uint64_t)time(NULL);
+    uint64_t seed = test_seed();
     printf("# %s, seed %llu\n", backend, (unsigned long long)seed);
     for (int a = 0; a < 3; a++) {
         xyz[a] = (double *)malloc(N * 8);

@@ -30,6 +30,7 @@
 
 #include "common/division.h"
 #include "common/mass_math.h"
+#include "test_seed.h"
 
 static uint64_t rng_state = 0x5eed0d1u;
 static uint64_t next(void)
@@ -269,9 +270,7 @@ static void alpha_by_reciprocal(void **state)
 
 int main(void)
 {
-    const char *seed = getenv("PARTILE_TEST_SEED");
-    if (seed)
-        rng_state = strtoull(seed, NULL, 10);
+    rng_state = test_seed_or(rng_state);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(random_quotients),
         cmocka_unit_test(grid_coordinates),

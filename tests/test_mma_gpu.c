@@ -13,7 +13,7 @@ static void check_all_shapes(const char *backend)
         skip();
         return;
     }
-    uint64_t seed = (uint64_t)time(NULL);
+    uint64_t seed = test_seed();
     printf("# %s on %s, seed %llu\n", backend, partile_context_device(ctx),
            (unsigned long long)seed);
     int n = 0, ran = 0;

@@ -25,6 +25,7 @@
 
 #include "partile/partile.h"
 #include "sort_util.h"
+#include "test_seed.h"
 
 enum { SIDE = 64, M = 3, POISON = 0xab };
 /* particles: 2^22 on a GPU (16 per cell), 2^18 on the reference */
@@ -174,7 +175,7 @@ static void make_reference(void)
 {
     partile_context_t *ref = NULL;
     must(partile_context_create("reference", 0, &ref), "reference context");
-    uint64_t seed = (uint64_t)time(NULL);
+    uint64_t seed = test_seed();
     printf("# seed %llu\n", (unsigned long long)seed);
     partile_mass_layout_t layout;
     must(partile_mass_layout(&grid, PARTILE_SHAPE_CIC, PARTILE_MASS_SCALAR, &layout), "layout");
