@@ -3,8 +3,8 @@
  * count, a particle spread over lanes by x point and component) run on the
  * CPU against the reference backend's unsorted deposit. Atomics add in any
  * order, so a value may differ from the reference by rounding: each must
- * lie within 1e-12 of the same deposit of |v| (under 100 terms per point
- * here), and be exactly 0 where nothing lands. NGP, CIC, TSC and OVERLAP;
+ * lie within 1e-12 of the same deposit of |v| (emu_off_rounding: the bound
+ * of two orders of a sum), and be exactly 0 where nothing lands. NGP, CIC, TSC and OVERLAP;
  * node- and cell-centred; 1, 2, 3, 5 and 16 components; 1-3 dimensions,
  * periodic (with axes of 1-3 cells, where a stencil wraps onto itself, and
  * particles boxes away) or not; behind a closed gate nothing is written.

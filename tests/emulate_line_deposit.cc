@@ -740,8 +740,8 @@ static int run_case(const spec &s, int cent, uint64_t seed)
     }
     /* the unsorted deposit's node kernel, both index types, into zeros:
      * the reference's sum up to the order of the additions (|error| at most
-     * 1e-12 of the sum of |W·v|: under 100 terms per point here), exactly 0
-     * where nothing lands */
+     * 1e-12 of the sum of |W·v|, emu_off_rounding), exactly 0 where nothing
+     * lands */
     for (int wide = 0; wide < 2 && fractions && !(s.mode & JUST_BELOW); wide++) { /* inf: no bound */
         std::vector<double> got(total * M, 0.0);
         void (*k)(long long, const transfer_args, const double *, double *) =
