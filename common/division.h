@@ -19,6 +19,8 @@
 #define PARTILE_COMMON_DIVISION_H
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "common/portable.h"
 
