@@ -1,9 +1,9 @@
 /* Math of the mass-matrix application shared by every backend (DESIGN.md
  * §4): the FP32 rotation tensor, and a CIC/TSC particle's 1-D stencil kept
- * as one number (its fraction) from which each weight is recomputed — the
- * same formulas as partile_stencil_at (common/shape.h), so the same bits
- * (tests/test_apply.c checks this). A fused GPU apply stores the fraction
- * instead of all weights. */
+ * as one number (its fraction) from which each weight is recomputed by
+ * partile_stencil_weight (common/shape.h), the formula partile_stencil_at
+ * writes its weights by, so the same bits (tests/test_apply.c checks this).
+ * A fused GPU apply stores the fraction instead of all weights. */
 #ifndef PARTILE_COMMON_APPLY_MATH_H
 #define PARTILE_COMMON_APPLY_MATH_H
 
@@ -12,6 +12,7 @@
 
 #include "common/binning.h"
 #include "common/portable.h"
+#include "common/shape.h" /* partile_stencil_weight */
 #include "partile/deposit.h"
 
 /* partile_alpha in FP32, the same formula in float arithmetic. */
@@ -59,17 +60,6 @@ static inline PARTILE_HD double partile_stencil_frac(int shape, double s, int64_
 static inline PARTILE_HD int partile_stencil_first_offset(int shape, double f)
 {
     return shape == PARTILE_SHAPE_CIC ? 0 : f < 0.0 ? 0 : -1;
-}
-
-/* Weight k (0 … n) of that stencil, as partile_stencil_at writes w[k]. */
-static inline PARTILE_HD double partile_stencil_weight(int shape, double f, int k)
-{
-    if (shape == PARTILE_SHAPE_CIC)
-        return k == 0 ? 1.0 - f : f;
-    if (k == 1)
-        return 0.75 - f * f;
-    const double a = k == 0 ? 0.5 - f : 0.5 + f;
-    return 0.5 * (a * a);
 }
 
 /* The offset of a CIC/TSC stencil's first point (partile_stencil_frac's

@@ -17,14 +17,29 @@ typedef struct partile_stencil_1d {
     double w[3];
 } partile_stencil_1d;
 
-/* The CIC weights at s (q, or q − ½ cell-centred) from its floor j: the
- * one formula for partile_stencil_at and the mass kernels, which take j
- * from their cell check and need no point index. */
+/* Weight k (0 … n) of a node-centred CIC or TSC stencil from its fraction f
+ * (CIC: ξ = s − floor(s); TSC: δ = s − floor(s + ½)): the one statement of
+ * these weights. partile_stencil_at writes every w[k] by it; a fused GPU
+ * apply or gather keeps f alone and recomputes each weight by it, so the
+ * bits agree. */
+static inline PARTILE_HD double partile_stencil_weight(int shape, double f, int k)
+{
+    if (shape == PARTILE_SHAPE_CIC)
+        return k == 0 ? 1.0 - f : f;
+    if (k == 1)
+        return 0.75 - f * f;
+    const double a = k == 0 ? 0.5 - f : 0.5 + f;
+    return 0.5 * (a * a);
+}
+
+/* The CIC weights at s (q, or q − ½ cell-centred) from its floor j, for
+ * partile_stencil_at and the mass kernels, which take j from their cell
+ * check and need no point index. */
 static inline PARTILE_HD void partile_cic_weights(double s, double j, double w[2])
 {
     const double xi = s - j;
-    w[0] = 1.0 - xi;
-    w[1] = xi;
+    w[0] = partile_stencil_weight(PARTILE_SHAPE_CIC, xi, 0);
+    w[1] = partile_stencil_weight(PARTILE_SHAPE_CIC, xi, 1);
 }
 
 /* q = (x − lower)/h; dd = d_p/h (OVERLAP only, 0 < dd ≤ 1). */
@@ -42,12 +57,11 @@ static inline PARTILE_HD void partile_stencil_at(int shape, int centering, doubl
         st->count = 2;
         partile_cic_weights(s, j, st->w);
     } else if (shape == PARTILE_SHAPE_TSC) {
-        const double k = floor(s + 0.5), d = s - k, a = 0.5 - d, b = 0.5 + d;
+        const double k = floor(s + 0.5), d = s - k;
         st->first = (int64_t)k - 1;
         st->count = 3;
-        st->w[0] = 0.5 * (a * a);
-        st->w[1] = 0.75 - d * d;
-        st->w[2] = 0.5 * (b * b);
+        for (int i = 0; i < 3; i++)
+            st->w[i] = partile_stencil_weight(PARTILE_SHAPE_TSC, d, i);
     } else { /* OVERLAP: the cube's width split at the control-interval face */
         const double half = 0.5 * dd, lo = s - half, hi = s + half;
         const double k = floor(lo + 0.5), face = k + 0.5;
