@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything partile does on the GPU machine, in one call:
-#   build (CUDA backend; hipcc is not there), the whole test suite (GPU tests
-#   included), partile info, partile check --bench, the ceilings benchmark,
+#   build (CUDA backend; hipcc is not there), the GPU test suite (the CPU
+#   tests on request), partile info, partile check --bench, the ceilings benchmark,
 #   compute-sanitizer on the GPU tests; logs and JSON under $OUT; a short
 #   table last.
 # Run through the device tool:  bash scripts/device-test.sh   (carry .device)
@@ -26,8 +26,11 @@ build=build-device
 status=0
 step() { echo "== $*"; }
 # PARTILE_STEPS picks sections (default all): tests large check ceilings deposit
-# deposit-profile sort pairs mass-profile mass-detail mass apply sanitizer.
+# deposit-profile sort pairs mass-profile mass-detail mass apply sanitizer;
+# cpu-tests runs only when named (CI runs the CPU tests; here 16 of them at
+# once, each with an OpenMP team per core, took past one 10-minute call).
 want() { [ -z "${PARTILE_STEPS:-}" ] || [[ " $PARTILE_STEPS " == *" $1 "* ]]; }
+named() { [[ " ${PARTILE_STEPS:-} " == *" $1 "* ]]; }
 
 step "configure + build" | tee "$OUT/build.log"
 # Only the device's own architecture (sm_90): CI compiles sm_80 as well.
@@ -41,9 +44,9 @@ step "nvidia-smi"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee -a "$OUT/build.log"
 
 if want tests; then
-step "tests"
+step "tests (the GPU suite; gpu-large is step large)"
 # the API fuzz against the reference lists every difference, not the first
-PARTILE_FUZZ_REPORT_ALL=1 meson test -C "$build" --no-suite gpu-large --print-errorlogs 2>&1 |
+PARTILE_FUZZ_REPORT_ALL=1 meson test -C "$build" --suite gpu --no-suite gpu-large --print-errorlogs 2>&1 |
   tee "$OUT/test.log" | tail -25
 grep -q "^Fail: *0" "$OUT/test.log" || status=1
 # a GPU test (HIP's aside: hipcc is not there) that skips here ran nothing on the GPU
@@ -60,6 +63,14 @@ PY
 grep -q "gpu-fortran-example-cuda" "$build/meson-logs/testlog.json" ||
   echo "NOTE: gpu-fortran-example-cuda not built (no Fortran compiler here): not run" |
   tee -a "$OUT/test.log" "$OUT/bench.txt"
+fi
+
+if named cpu-tests; then
+step "CPU tests (one OpenMP thread each, so that Meson's parallel tests share the cores)"
+OMP_NUM_THREADS=1 meson test -C "$build" --suite cpu --print-errorlogs \
+  >"$OUT/cpu-test.log" 2>&1
+grep -E "^(Ok|Expected Fail|Fail|Timeout|Skipped):" "$OUT/cpu-test.log" | tee -a "$OUT/test.log"
+grep -q "^Fail: *0" "$OUT/cpu-test.log" || status=1
 fi
 
 if want large; then
