@@ -199,29 +199,6 @@ static mass_kernel_t pass1_kernel(int variant, int npts, int comps, int resident
                         : mass_tile_variant_f64_m8n8k4(npts, comps, resident);
 #endif
 }
-/* the tile kernels' places (mass_args.places) of engine 0 or 1, formed by
- * the engine's k_mass_places as mass_gpu.inc launches it */
-static std::vector<unsigned long long> pass1_places(int variant, const mass_args &m)
-{
-#ifdef EMU_MASS_HIP
-    (void)variant;
-    std::vector<unsigned long long> places(
-        (size_t)mass_place_words_f64_16x16x4(m.npts, m.comps), 0xdeadbeefdeadbeefull);
-    launch(3, 64, [&] { k_mass_places_f64_16x16x4(m, places.data()); });
-#else
-    std::vector<unsigned long long> places(
-        (size_t)(variant == 1 ? mass_place_words_f64_m16n8k16(m.npts, m.comps)
-                              : mass_place_words_f64_m8n8k4(m.npts, m.comps)),
-        0xdeadbeefdeadbeefull);
-    launch(3, 64, [&] {
-        if (variant == 1)
-            k_mass_places_f64_m16n8k16(m, places.data());
-        else
-            k_mass_places_f64_m8n8k4(m, places.data());
-    });
-#endif
-    return places;
-}
 #ifdef EMU_MASS_HIP
 static const char *const engine_names[] = { "f64 16x16x4 (wave64)", "f64 16x16x4 (wave64)",
                                             "kernel (ii) (wave64)" };
@@ -456,9 +433,6 @@ int main(int argc, char **argv)
             const int resident = engine != 2 && m.ngroups > 1 && comps == 9 &&
                                  (variant == 3 ? (int)(next() % 2) : (trial / 12 + variant) % 2);
             const mass_kernel_t kernel = pass1_kernel(engine, m.npts, comps, resident);
-            const std::vector<unsigned long long> places =
-                engine != 2 ? pass1_places(engine, m) : std::vector<unsigned long long>();
-            m.places = engine != 2 ? places.data() : NULL;
             /* mostly 1-3 warps: every warp collective waits for all the
              * block's threads to be scheduled on the CPU's few cores */
             const int most = MASS_BLOCK_WARPS(m.npts, comps);

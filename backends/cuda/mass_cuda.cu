@@ -26,15 +26,4 @@ static mass_kernel_t mass_tile_kernel(int engine, int npts, int comps, int resid
                          : mass_tile_variant_f64_m8n8k4(npts, comps, resident);
 }
 
-/* an engine's places kernel (mass_args.places) and the words it writes */
-static mass_places_t mass_tile_places(int engine, int npts, int comps, long long *words)
-{
-    *words = engine == 2   ? mass_place_words_tf32_m16n8k8(npts, comps)
-             : engine == 1 ? mass_place_words_f64_m16n8k16(npts, comps)
-                           : mass_place_words_f64_m8n8k4(npts, comps);
-    return engine == 2   ? (mass_places_t)k_mass_places_tf32_m16n8k8
-           : engine == 1 ? (mass_places_t)k_mass_places_f64_m16n8k16
-                         : (mass_places_t)k_mass_places_f64_m8n8k4;
-}
-
 #include "backends/gpu/mass_gpu.inc"

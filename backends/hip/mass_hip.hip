@@ -26,13 +26,4 @@ static mass_kernel_t mass_tile_kernel(int engine, int npts, int comps, int resid
                        : mass_tile_variant_f64_16x16x4(npts, comps, resident);
 }
 
-/* an engine's places kernel (mass_args.places) and the words it writes */
-static mass_places_t mass_tile_places(int engine, int npts, int comps, long long *words)
-{
-    *words = engine == 1 ? mass_place_words_f32_16x16x4(npts, comps)
-                         : mass_place_words_f64_16x16x4(npts, comps);
-    return engine == 1 ? (mass_places_t)k_mass_places_f32_16x16x4
-                       : (mass_places_t)k_mass_places_f64_16x16x4;
-}
-
 #include "backends/gpu/mass_gpu.inc"

@@ -133,9 +133,8 @@ typedef struct partile_mass_params {
  * take several chunks), 24 bytes per particle when ω comes from
  * the B field, and, except with ATOMIC_UNSORTED, 8 bytes per particle and
  * axis when the positions are FLOAT32 (the per-cell kernels read them
- * widened to FP64, as the reference does), 1 byte per particle for TSC
- * (its support group) and, for the tile kernels in bitwise mode, up to
- * 32 KiB of where their entries go; OUT_OF_MEMORY if that cannot be had.
+ * widened to FP64, as the reference does) and 1 byte per particle for TSC
+ * (its support group); OUT_OF_MEMORY if that cannot be had.
  * Checks (every backend, the reference's order: positions, cell list, ω):
  * bad input returns its status with *bad_particle set and storage
  * untouched. GPU backends in bitwise mode, when the local entries fit the
