@@ -14,7 +14,8 @@
  * runs, and counts on the host that each run reached (`enum path`):
  * staging rounds and their ring; the TSC group queue keeping particles for
  * the next round; the RESIDENT staging of the 2-D and 3-D TSC tensor, with
- * a group larger than the ring and a cell too full to try (both stream);
+ * a group larger than the ring and a cell too full to try (both stream),
+ * and an empty group (its block of scratch zeroed, no passes);
  * passes of tiles; a capped grid whose warps stride over several cells and
  * the CIC tensor's carry of the next cell's first round into a cell of
  * several rounds; the CIC scalar's inputs by asynchronous copies (deferred
@@ -257,13 +258,14 @@ enum path {
     QUEUE_REST,   /* TSC: a cell's group of more than a warp (the queue keeps some) */
     OVERFLOW,     /* RESIDENT, cell tried: a group larger than the ring (it streams) */
     UNTRIED,      /* RESIDENT: a cell too full to try */
+    EMPTY_GROUP,  /* RESIDENT, cell tried: a group of no particle (its block zeroed) */
     CHUNKED,      /* pass 1 over chunks of cell planes (cell0 > 0) */
     FAULTS,       /* a bad particle flagged */
     PATHS
 };
 static const char *const path_names[PATHS] = {
     "strided", "carry into cells of several rounds", "copies ahead", "unrolled rounds", "queue rests",
-    "resident overflows", "resident untried", "chunks", "faults"
+    "resident overflows", "resident untried", "resident empty groups", "chunks", "faults"
 };
 
 int main(int argc, char **argv)
@@ -400,7 +402,7 @@ int main(int argc, char **argv)
             m.w[a] = ws.data() + a * n;
         m.w_stride = 1;
         std::vector<unsigned char> groups(n);
-        std::vector<int> biggest_group(ncells, 0); /* per cell */
+        std::vector<int> biggest_group(ncells, 0), empty_groups(ncells, 0); /* per cell */
         for (int64_t c = 0; c < ncells; c++) {
             int per[8] = { 0 };
             for (int64_t i = off[c]; i < off[c + 1]; i++) { /* k_mass_groups */
@@ -412,6 +414,8 @@ int main(int argc, char **argv)
             }
             for (int k = 0; k < 8; k++)
                 biggest_group[c] = per[k] > biggest_group[c] ? per[k] : biggest_group[c];
+            for (int k = 0; k < m.ngroups; k++)
+                empty_groups[c] += per[k] == 0;
         }
         m.groups = groups.data();
         ull fault = NO_BAD;
@@ -500,6 +504,7 @@ int main(int argc, char **argv)
                         const int tried = mass_resident_cell(m.ngroups, cnt);
                         seen[UNTRIED] += !tried;
                         seen[OVERFLOW] += tried && big > MASS_RING;
+                        seen[EMPTY_GROUP] += tried && empty_groups[c] > 0;
                     }
                 }
                 poison_shared(shared);
