@@ -62,7 +62,6 @@ int main(int argc, char **argv)
         m.t.grid = g;
         m.t.shape = shape;
         mass_set_local_sizes(&m, (int)shape, dim, comps, L.offsets);
-        m.by_component = (int)(next() % 2); /* either layout pass 1 writes */
 
         /* the whole scratch (every cell), and the sums it should give */
         const size_t cell_values = (size_t)m.ngroups * m.pairs * comps;
@@ -80,7 +79,7 @@ int main(int argc, char **argv)
                     for (int k = 0; k < comps; k++)
                         want[((size_t)row * m.slots + slot) * comps + k] +=
                             scratch[((size_t)c * m.ngroups + grp) * m.pairs * comps +
-                                    (size_t)mass_local_entry(m.pairs, fi, k, comps, m.by_component)];
+                                    (size_t)mass_local_entry(fi, k, comps)];
                 }
 
         const long long planes = g.cells[dim - 1], plane_cells = ncells / planes;

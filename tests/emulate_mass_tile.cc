@@ -448,7 +448,6 @@ int main(int argc, char **argv)
             const int resident = engine != 2 && m.ngroups > 1 && comps == 9 &&
                                  (variant == 3 ? (int)(next() % 2) : (trial / 12 + variant) % 2);
             const mass_kernel_t kernel = pass1_kernel(engine, m.npts, comps, resident);
-            m.by_component = mass_scratch_by_component(engine != 2, m.npts); /* as mass_gpu.inc */
             /* mostly 1-3 warps: every warp collective waits for all the
              * block's threads to be scheduled on the CPU's few cores */
             const int most = MASS_BLOCK_WARPS(m.npts, comps);

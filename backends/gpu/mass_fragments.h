@@ -11,8 +11,9 @@
  *   MASS_RING, MASS_STRIDE      the staging ring: slots (a power of two) and
  *                               the doubles between two staged fields
  *   MASS_IN(x)                  the conversion into the tile's input type
- * Local matrix rows are (component, point a), row = comp·NPTS + a; columns
- * are points b; k is the staged particle, slot (head + k) mod MASS_RING. */
+ * Local matrix rows are (component, point a) (MASS_ROW_POINT, MASS_ROW_COMP);
+ * columns are points b; k is the staged particle, slot (head + k) mod
+ * MASS_RING. */
 
 #define MASS_CAT2_(a, b) a##_##b
 #define MASS_CAT2(a, b) MASS_CAT2_(a, b)
@@ -42,6 +43,16 @@
  * points) row0 + r and r have the same point (row mod NPTS). Then the
  * weights W_ap of a k-step are loaded once for all its row tiles. */
 #define MASS_ROWS_SHARE_POINT(NPTS) (MASS_MT % (NPTS) == 0)
+
+/* The point a and component of local-matrix row r. Where rows share a
+ * point (CIC), row = comp·NPTS + a, which keeps a lane's point in every row
+ * tile. Elsewhere (TSC: 3, 9, 27 points) row = a·COMPS + comp: a warp's
+ * store of one accumulator element then reaches the consecutive components
+ * of a few pairs, which the pair-by-pair scratch keeps together, and pass 2
+ * finds a coupling's components in one or two sectors. The tile's chains,
+ * and so the bits, are the same in either order. */
+#define MASS_ROW_POINT(r, NPTS, COMPS) (MASS_ROWS_SHARE_POINT(NPTS) ? (r) % (NPTS) : (r) / (COMPS))
+#define MASS_ROW_COMP(r, NPTS, COMPS) (MASS_ROWS_SHARE_POINT(NPTS) ? (r) / (NPTS) : (r) % (COMPS))
 
 /* The k-step's weights for lane's A elements, valid for every row tile when
  * MASS_ROWS_SHARE_POINT: wa[e] = W at the point of lane's row of element e,
@@ -73,8 +84,10 @@ MASS_HD_INLINE void MASS_FN(mass_a_fragment)(int lane, int row0, int head, int v
         const int slot = MASS_STEP_SLOT(head, k);
         if (r < ROWS && k < valid) {
             const double w =
-                MASS_ROWS_SHARE_POINT(NPTS) ? wa[e] : Wsh[(r % NPTS) * MASS_STRIDE + slot];
-            a[e] = MASS_IN(Csh[(r / NPTS) * MASS_STRIDE + slot] * w);
+                MASS_ROWS_SHARE_POINT(NPTS)
+                    ? wa[e]
+                    : Wsh[MASS_ROW_POINT(r, NPTS, COMPS) * MASS_STRIDE + slot];
+            a[e] = MASS_IN(Csh[MASS_ROW_COMP(r, NPTS, COMPS) * MASS_STRIDE + slot] * w);
         } else {
             a[e] = MASS_IN(0.0);
         }
@@ -140,6 +153,6 @@ MASS_HD_INLINE int MASS_FN(mass_c_target)(int lane, int e, int row0, int col0, c
     col += col0;
     if (r >= COMPS * NPTS || col >= NPTS)
         return -1;
-    *comp = r / NPTS;
-    return (r % NPTS) * NPTS + col;
+    *comp = MASS_ROW_COMP(r, NPTS, COMPS);
+    return MASS_ROW_POINT(r, NPTS, COMPS) * NPTS + col;
 }
