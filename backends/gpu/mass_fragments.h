@@ -11,7 +11,8 @@
  *   MASS_RING, MASS_STRIDE      the staging ring: slots (a power of two) and
  *                               the doubles between two staged fields
  *   MASS_IN(x)                  the conversion into the tile's input type
- * Local matrix rows are (component, point a) (MASS_ROW_POINT, MASS_ROW_COMP);
+ * Local matrix rows are (component, point a) where rows share a point (CIC)
+ * and (point a, component) elsewhere (MASS_ROW_POINT, MASS_ROW_COMP);
  * columns are points b; k is the staged particle, slot (head + k) mod
  * MASS_RING. */
 
