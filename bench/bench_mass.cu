@@ -12,9 +12,13 @@
  * the bitwise result is checked against the reference for the small rows.
  * Each row also times the TF32 tiles (FP32 sums per group) and, for the
  * small rows, their largest error relative to the largest FP64 entry.
- * usage: bench_mass [--json FILE] [--max N] [--only SIDE,PPC] [--case NAME]
+ * usage: bench_mass [--json FILE] [--max N] [--only SIDE,PPC] [--case NAME] [--dim D]
  *   --only and --case (cic-scalar, cic-tensor, tsc-scalar, tsc-tensor) pick one
- *   row, e.g. for a profiler (scripts/profile-kernels.sh). */
+ *   row, e.g. for a profiler (scripts/profile-kernels.sh). --dim 1 or 2 runs
+ *   the same sweeps on 1-D or 2-D grids of as many cells as the cube's
+ *   (side: the nearest integer to cells^(1/D); --only names that side), so
+ *   the 1-D and 2-D kernels are timed too; the roofline's bytes and useful
+ *   flops are those of the dimension (positions, N = 2^D or 3^D points). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +64,7 @@ int main(int argc, char **argv)
     double max_n = 2.7e8;
     int only_side = 0, only_ppc = 0;
     const char *only_case = NULL;
+    int dim = 3;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json_path = argv[++i];
@@ -70,9 +75,12 @@ int main(int argc, char **argv)
             i++;
         else if (!strcmp(argv[i], "--case") && i + 1 < argc)
             only_case = argv[++i];
+        else if (!strcmp(argv[i], "--dim") && i + 1 < argc && (dim = atoi(argv[i + 1])) >= 1 &&
+                 dim <= 3)
+            i++;
         else {
             fprintf(stderr, "usage: bench_mass [--json FILE] [--max N] [--only SIDE,PPC] "
-                            "[--case cic-scalar|cic-tensor|tsc-scalar|tsc-tensor]\n");
+                            "[--case cic-scalar|cic-tensor|tsc-scalar|tsc-tensor] [--dim 1|2|3]\n");
             return 2;
         }
     }
@@ -112,12 +120,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < 4; i++)
         pts_list[npts++] = (sweep_point){ sides[i], 128 };
     for (int pi = 0; pi < npts; pi++) {
-        const int side = pts_list[pi].side, ppc = pts_list[pi].ppc;
-        const double cells = (double)side * side * side;
+        const int side = (int)llround(pow((double)pts_list[pi].side, 3.0 / dim));
+        const int ppc = pts_list[pi].ppc;
+        const double cells = pow((double)side, dim);
         const size_t n = (size_t)(cells * ppc);
         if ((double)n > max_n || (only_side && (side != only_side || ppc != only_ppc)))
             continue;
-        partile_grid_t grid = bench_unit_cube(side);
+        partile_grid_t grid = bench_unit_box(dim, side);
         run_args a;
         memset(&a, 0, sizeof a);
         a.n = n;
@@ -167,7 +176,8 @@ int main(int argc, char **argv)
                                                (partile_mass_kind_t)kind, 1.0, 0, NULL, 0.0,
                                                PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, PARTILE_MASS_FP64, PARTILE_ORDER_BY_POINT };
                 const int tsc = shape == PARTILE_SHAPE_TSC;
-                const double work = (double)n * (tsc ? 27 * 27 : 64) * (kind ? 9 : 1);
+                const int N = (int)llround(pow(tsc ? 3 : 2, dim)); /* the support's points */
+                const double work = (double)n * N * N * (kind ? 9 : 1);
                 const int reps = work > 4e10 ? 1 : 3;
                 const double t_bit = time_mode(ctx, &a, PARTILE_MASS_BITWISE, PARTILE_MASS_TILES, reps);
                 const double t_rel = time_mode(ctx, &a, PARTILE_MASS_RELAXED, PARTILE_MASS_TILES, reps);
@@ -181,14 +191,13 @@ int main(int argc, char **argv)
                                           ? -1
                                           : time_mode(ctx, &a, PARTILE_MASS_RELAXED,
                                                       PARTILE_MASS_ATOMIC_UNSORTED, 1);
-                const int N = tsc ? 27 : 8;
                 double roof;
                 const char *roof_of;
                 if (kind) {
                     roof = 2.0 * N * N * 9 * (double)n / tile_peak / t_bit;
                     roof_of = "fp64_tile_peak_useful_flops";
                 } else {
-                    const double bytes = (double)n * 32 + (cells + 1) * 8 + (double)L.entries * 8;
+                    const double bytes = (double)n * 8 * (dim + 1) + (cells + 1) * 8 + (double)L.entries * 8;
                     roof = bytes / bandwidth / t_bit;
                     roof_of = "memory_roofline";
                 }
@@ -227,16 +236,18 @@ int main(int argc, char **argv)
                         free(h[k]);
                     free(hoff), free(got), free(want);
                 }
-                printf("%4d^3 %5d %-10s %11zu | %9.3f %9.3f %6.3f | %6.2f %6.1f | %6.3f | %6.2f %8.1e | "
+                printf("%4d^%d %5d %-10s %11zu | %9.3f %9.3f %6.3f | %6.2f %6.1f | %6.3f | %6.2f %8.1e | "
                        "%.3f %.3f %.3f %.3f %.3f\n",
-                       side, ppc, label, n, t_bit * 1e3, n / t_bit * 1e-9, roof, t_fma / t_bit,
+                       side, dim, ppc, label, n, t_bit * 1e3, n / t_bit * 1e-9, roof, t_fma / t_bit,
                        t_atom > 0 ? t_atom / t_bit : -1.0, t_bit / t_rel, t_bit / t_tf32, tf32_err,
                        t_bit * 1e3, t_rel * 1e3, t_fma * 1e3, t_atom * 1e3, t_tf32 * 1e3);
                 fflush(stdout);
                 if (jf) {
-                    char name[160];
+                    char name[160], dim_part[8] = ""; /* 3-D rows keep their names */
+                    if (dim != 3)
+                        snprintf(dim_part, sizeof dim_part, "dim%d.", dim);
 #define ROW(what, v, unit, r, of)                                                               \
-    snprintf(name, sizeof name, "%s.%s.side%d.ppc%d", what, label, side, ppc);                   \
+    snprintf(name, sizeof name, "%s.%s.%sside%d.ppc%d", what, label, dim_part, side, ppc);       \
     bench_json_row(&j, name, v, unit, r, of)
                     ROW("tiles_bitwise_seconds", t_bit, "s", roof, roof_of);
                     ROW("tiles_relaxed_seconds", t_rel, "s", t_bit / t_rel, "bitwise_over_relaxed_time");

@@ -43,18 +43,22 @@ static inline void bench_json_row(bench_json *j, const char *name, double value,
 }
 
 /* The benchmarks' grid: side³ cells of the unit cube, every axis periodic. */
-static inline partile_grid_t bench_unit_cube(int side)
+/* The periodic unit box of dimension dim, `side` cells an axis (one cell,
+ * of width 1, along the axes past dim). */
+static inline partile_grid_t bench_unit_box(int dim, int side)
 {
     partile_grid_t grid;
     memset(&grid, 0, sizeof grid);
-    grid.dim = 3;
+    grid.dim = dim;
     for (int d = 0; d < 3; d++) {
-        grid.cells[d] = side;
-        grid.spacing[d] = 1.0 / side;
+        grid.cells[d] = d < dim ? side : 1;
+        grid.spacing[d] = d < dim ? 1.0 / side : 1.0;
         grid.periodic[d] = 1;
     }
     return grid;
 }
+
+static inline partile_grid_t bench_unit_cube(int side) { return bench_unit_box(3, side); }
 
 static inline void bench_json_close(bench_json *j) { fprintf(j->f, "\n  ]\n}\n"); }
 

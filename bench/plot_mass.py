@@ -21,8 +21,8 @@ def series(key, case, side=None, ppc=None):
     out = []
     for name, v in rows.items():
         parts = name.split(".")
-        if parts[0] != key or parts[1] != case:
-            continue
+        if parts[0] != key or parts[1] != case or parts[2].startswith("dim"):
+            continue  # 1-D and 2-D rows (bench_mass --dim) are not plotted
         s, p = int(parts[2][4:]), int(parts[3][3:])
         if side is not None and s == side:
             out.append((p, v))

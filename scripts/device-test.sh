@@ -166,6 +166,11 @@ if want mass; then
 step "mass-matrix benchmark (tiles vs kernels (i) and (ii), roofline; then CuPy)"
 "$build/bench/bench_mass" --json "$OUT/mass.json" --max "${PARTILE_MASS_MAX:-3.5e7}" 2>&1 | tee -a "$OUT/bench.txt" || status=1
 PYTHONUNBUFFERED=1 python3 bench/bench_mass_cupy.py "$OUT/mass_cupy.json" "$OUT/mass.json" 2>&1 | tee -a "$OUT/bench.txt" || status=1
+# PARTILE_MASS_DIMS="2 1": the same sweeps on 2-D and 1-D grids (mass-dim2.json, mass-dim1.json)
+for d in ${PARTILE_MASS_DIMS:-}; do
+  "$build/bench/bench_mass" --dim "$d" --json "$OUT/mass-dim$d.json" --max "${PARTILE_MASS_MAX:-3.5e7}" 2>&1 |
+    tee -a "$OUT/bench.txt" || status=1
+done
 fi
 
 if want apply; then
