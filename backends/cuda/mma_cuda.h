@@ -77,11 +77,17 @@ PARTILE_DEVICE void f64_m16n8k16_mma(double *d, const double *a, const double *b
 #endif
 }
 
-/* TF32: rounded with the shared rule (= cvt.rna), passed as raw bits. */
+/* TF32: rounded to nearest, ties away (cvt.rna), passed as raw bits: for
+ * finite x the shared rule's bits (partile_round_tf32, which the reference
+ * uses), in one instruction where the rule in integers took five (the TF32
+ * mass tiles 1-4 % faster, H100, bench/RESULTS.md 2026-12-07). A NaN input
+ * gives a NaN tile result either way. */
 typedef uint32_t tf32_m16n8k8_in_t;
 PARTILE_DEVICE uint32_t tf32_m16n8k8_in(float x)
 {
-    return partile_float_bits(partile_round_tf32(x));
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return r;
 }
 PARTILE_DEVICE void tf32_m16n8k8_mma(float *d, const uint32_t *a, const uint32_t *b)
 {

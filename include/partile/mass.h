@@ -97,7 +97,7 @@ typedef enum partile_mass_algorithm {
  * the closest they have (HIP: FP32 MFMA); the reference and the
  * conventional kernels compute FP64. Not a speed option on Hopper, whose
  * FP64 tiles are fast: at 32^3 and 64^3 cells x 128 per cell TF32 took
- * 1.06-1.12x the FP64 time for CIC, 0.89x for the TSC scalar and
+ * 1.05-1.12x the FP64 time for CIC, 0.89x for the TSC scalar and
  * 1.22-1.27x for the TSC tensor (H100, bench/RESULTS.md 2026-12-07). */
 typedef enum partile_mass_precision {
     PARTILE_MASS_FP64 = 0,
