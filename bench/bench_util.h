@@ -42,7 +42,6 @@ static inline void bench_json_row(bench_json *j, const char *name, double value,
     j->first = 0;
 }
 
-/* The benchmarks' grid: side³ cells of the unit cube, every axis periodic. */
 /* The periodic unit box of dimension dim, `side` cells an axis (one cell,
  * of width 1, along the axes past dim). */
 static inline partile_grid_t bench_unit_box(int dim, int side)
@@ -58,6 +57,7 @@ static inline partile_grid_t bench_unit_box(int dim, int side)
     return grid;
 }
 
+/* The benchmarks' grid: side³ cells of the unit cube, every axis periodic. */
 static inline partile_grid_t bench_unit_cube(int side) { return bench_unit_box(3, side); }
 
 static inline void bench_json_close(bench_json *j) { fprintf(j->f, "\n  ]\n}\n"); }

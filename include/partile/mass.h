@@ -95,8 +95,8 @@ typedef enum partile_mass_algorithm {
  * in FP64. Equal to the FP64 matrix within 2^-8 of its largest entry (the
  * GPU tests check this); never bitwise. Backends without a TF32 tile use
  * the closest they have (HIP: FP32 MFMA); the reference and the
- * conventional kernels compute FP64. Not a speed option on Hopper, whose
- * FP64 tiles are fast: at 32^3 and 64^3 cells x 128 per cell TF32 took
+ * conventional kernels compute FP64. Seldom faster on Hopper, whose FP64
+ * tiles are fast: at 32^3 and 64^3 cells x 128 per cell TF32 took
  * 1.05-1.12x the FP64 time for CIC, 0.89x for the TSC scalar and
  * 1.22-1.27x for the TSC tensor (H100, bench/RESULTS.md 2026-12-07). */
 typedef enum partile_mass_precision {
