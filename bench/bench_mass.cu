@@ -75,14 +75,46 @@ int main(int argc, char **argv)
             i++;
         else if (!strcmp(argv[i], "--case") && i + 1 < argc)
             only_case = argv[++i];
-        else if (!strcmp(argv[i], "--dim") && i + 1 < argc && (dim = atoi(argv[i + 1])) >= 1 &&
-                 dim <= 3)
-            i++;
+        else if (!strcmp(argv[i], "--dim") && i + 1 < argc && strlen(argv[i + 1]) == 1 &&
+                 argv[i + 1][0] >= '1' && argv[i + 1][0] <= '3')
+            dim = argv[++i][0] - '0';
         else {
             fprintf(stderr, "usage: bench_mass [--json FILE] [--max N] [--only SIDE,PPC] "
                             "[--case cic-scalar|cic-tensor|tsc-scalar|tsc-tensor] [--dim 1|2|3]\n");
             return 2;
         }
+    }
+    /* the sweeps' rows (side: of the grid of this dimension with as many
+     * cells as the cube's), checked against --only and --case before any
+     * device work */
+    typedef struct sweep_point {
+        int side, ppc;
+    } sweep_point;
+    sweep_point pts_list[32];
+    int npts = 0;
+    const int ppcs[] = { 1, 4, 13, 32, 64, 128, 256, 512, 1024 };
+    for (int i = 0; i < 9; i++)
+        pts_list[npts++] = (sweep_point){ 16, ppcs[i] };
+    const int sides[] = { 8, 32, 64, 128 }; /* 16³ at 128 ppc is in the first sweep */
+    for (int i = 0; i < 4; i++)
+        pts_list[npts++] = (sweep_point){ sides[i], 128 };
+    int only_found = !only_side;
+    for (int pi = 0; pi < npts; pi++) {
+        pts_list[pi].side = (int)llround(pow((double)pts_list[pi].side, 3.0 / dim));
+        only_found |= pts_list[pi].side == only_side && pts_list[pi].ppc == only_ppc;
+    }
+    const char *cases[] = { "cic-scalar", "cic-tensor", "tsc-scalar", "tsc-tensor" };
+    int case_found = !only_case;
+    for (int i = 0; i < 4; i++)
+        case_found |= only_case && !strcmp(only_case, cases[i]);
+    if (!only_found || !case_found) {
+        fprintf(stderr, "bench_mass: %s; the %d-D rows (--only SIDE,PPC):", !case_found
+                ? "--case must be cic-scalar, cic-tensor, tsc-scalar or tsc-tensor"
+                : "no row matches --only", dim);
+        for (int pi = 0; pi < npts; pi++)
+            fprintf(stderr, " %d,%d", pts_list[pi].side, pts_list[pi].ppc);
+        fprintf(stderr, "\n");
+        return 2;
     }
     partile_context_t *ctx = NULL, *ref = NULL;
     PK(partile_context_create("cuda", 0, &ctx));
@@ -108,20 +140,9 @@ int main(int argc, char **argv)
     printf("%-6s %5s %-10s %11s | %9s %9s %6s | %6s %6s | %6s | %6s %8s | %s\n", "cells", "ppc", "case",
            "N", "bitwise", "Gpart/s", "roof", "x(ii)", "x(i)", "bw/rlx", "x tf32", "tf32 err",
            "ms: tiles-bitwise relaxed (ii) (i) tf32");
-    typedef struct sweep_point {
-        int side, ppc;
-    } sweep_point;
-    sweep_point pts_list[32];
-    int npts = 0;
-    const int ppcs[] = { 1, 4, 13, 32, 64, 128, 256, 512, 1024 };
-    for (int i = 0; i < 9; i++)
-        pts_list[npts++] = (sweep_point){ 16, ppcs[i] };
-    const int sides[] = { 8, 32, 64, 128 }; /* 16³ at 128 ppc is in the first sweep */
-    for (int i = 0; i < 4; i++)
-        pts_list[npts++] = (sweep_point){ sides[i], 128 };
+    int rows_run = 0;
     for (int pi = 0; pi < npts; pi++) {
-        const int side = (int)llround(pow((double)pts_list[pi].side, 3.0 / dim));
-        const int ppc = pts_list[pi].ppc;
+        const int side = pts_list[pi].side, ppc = pts_list[pi].ppc;
         const double cells = pow((double)side, dim);
         const size_t n = (size_t)(cells * ppc);
         if ((double)n > max_n || (only_side && (side != only_side || ppc != only_ppc)))
@@ -242,6 +263,7 @@ int main(int argc, char **argv)
                        t_atom > 0 ? t_atom / t_bit : -1.0, t_bit / t_rel, t_bit / t_tf32, tf32_err,
                        t_bit * 1e3, t_rel * 1e3, t_fma * 1e3, t_atom * 1e3, t_tf32 * 1e3);
                 fflush(stdout);
+                rows_run++;
                 if (jf) {
                     char name[160], dim_part[8] = ""; /* 3-D rows keep their names */
                     if (dim != 3)
@@ -274,7 +296,10 @@ int main(int argc, char **argv)
         bench_json_close(&j);
         fclose(jf);
     }
+    if (rows_run == 0) /* every row chosen is above --max */
+        fprintf(stderr, "bench_mass: no row ran: the chosen rows have more than --max %.3g particles\n",
+                max_n);
     partile_context_destroy(ref);
     partile_context_destroy(ctx);
-    return 0;
+    return rows_run ? 0 : 2;
 }
