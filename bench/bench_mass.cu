@@ -103,14 +103,17 @@ int main(int argc, char **argv)
         pts_list[pi].side = (int)llround(pow((double)pts_list[pi].side, 3.0 / dim));
         only_found |= pts_list[pi].side == only_side && pts_list[pi].ppc == only_ppc;
     }
+    /* the cases by shape, then kind: cases[2 · (shape − CIC) + kind] */
     const char *cases[] = { "cic-scalar", "cic-tensor", "tsc-scalar", "tsc-tensor" };
     int case_found = !only_case;
     for (int i = 0; i < 4; i++)
         case_found |= only_case && !strcmp(only_case, cases[i]);
     if (!only_found || !case_found) {
-        fprintf(stderr, "bench_mass: %s; the %d-D rows (--only SIDE,PPC):", !case_found
-                ? "--case must be cic-scalar, cic-tensor, tsc-scalar or tsc-tensor"
-                : "no row matches --only", dim);
+        fprintf(stderr, "bench_mass: %s; the cases:", case_found ? "no row matches --only"
+                                                                 : "no such --case");
+        for (int i = 0; i < 4; i++)
+            fprintf(stderr, " %s", cases[i]);
+        fprintf(stderr, "; the %d-D rows (--only SIDE,PPC):", dim);
         for (int pi = 0; pi < npts; pi++)
             fprintf(stderr, " %d,%d", pts_list[pi].side, pts_list[pi].ppc);
         fprintf(stderr, "\n");
@@ -185,9 +188,7 @@ int main(int argc, char **argv)
         partile_free(ctx, perm);
         for (int shape = PARTILE_SHAPE_CIC; shape <= PARTILE_SHAPE_TSC; shape++)
             for (int kind = 0; kind <= 1; kind++) {
-                char label[32];
-                snprintf(label, sizeof label, "%s-%s", shape == PARTILE_SHAPE_TSC ? "tsc" : "cic",
-                         kind ? "tensor" : "scalar");
+                const char *label = cases[2 * (shape - PARTILE_SHAPE_CIC) + kind];
                 if (only_case && strcmp(only_case, label) != 0)
                     continue;
                 partile_mass_layout_t L;
