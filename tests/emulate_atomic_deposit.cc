@@ -10,7 +10,8 @@
  * particles boxes away) or not; behind a closed gate nothing is written.
  * Where the library takes them (CIC, TSC; 1 or 3 components), also the
  * fraction-stencil kernels, node- and cell-centred: k_deposit_atomic_nodes
- * to rounding, and the gather k_gather_nodes bit for bit.
+ * to rounding, and the gather k_gather_nodes bit for bit; and the
+ * 128-bit runs of doubles the gather reads rows with (load_double_run).
  * Seed: the time, printed; give it as the argument to rerun a failure. */
 #include <cmath>
 #include <cstdint>
@@ -158,6 +159,31 @@ static int run_case(int dim, const int64_t *cells, const int *periodic, int shap
     return fails;
 }
 
+/* load_double_run (gpu_common.inc) against LEN plain loads, for every LEN
+ * it takes (3 to 9) at both 16-byte parities. Returns the failures. */
+static int check_load_double_run(void)
+{
+    alignas(16) double src[32];
+    for (int i = 0; i < 32; i++)
+        src[i] = 1.0 + i * 0.25;
+    int fails = 0;
+    for (int len = 3; len <= 9; len++)
+        for (int at = 0; at < 4; at++) {
+            double v[9];
+            for (double &x : v)
+                x = NAN;
+            load_double_run(src + at, v, len);
+            for (int c = 0; c < len; c++)
+                if (memcmp(&v[c], &src[at + c], sizeof(double)) != 0) {
+                    printf("FAIL load_double_run LEN %d at %d: value %d is %g, not %g\n", len, at, c,
+                           v[c], src[at + c]);
+                    fails++;
+                    break;
+                }
+        }
+    return fails;
+}
+
 int main(int argc, char **argv)
 {
     const uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : test_seed();
@@ -191,5 +217,8 @@ int main(int argc, char **argv)
                     cases++;
                 }
     printf("# %d cases of k_deposit_atomic, %d failed\n", cases, fails);
+    const int run_fails = check_load_double_run();
+    printf("# load_double_run: %d failed\n", run_fails);
+    fails += run_fails;
     return fails ? 1 : 0;
 }
