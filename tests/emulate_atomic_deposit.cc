@@ -160,7 +160,8 @@ static int run_case(int dim, const int64_t *cells, const int *periodic, int shap
 }
 
 /* load_double_run (gpu_common.inc) against LEN plain loads, for every LEN
- * it takes (3 to 9) at both 16-byte parities. Returns the failures. */
+ * it takes (3 to 9) at both 16-byte parities, with and without the L2
+ * hint. Returns the failures. */
 static int check_load_double_run(void)
 {
     alignas(16) double src[32];
@@ -168,15 +169,15 @@ static int check_load_double_run(void)
         src[i] = 1.0 + i * 0.25;
     int fails = 0;
     for (int len = 3; len <= 9; len++)
-        for (int at = 0; at < 4; at++) {
+        for (int at = 0; at < 8; at++) { /* offsets 0-3, without and with the L2 hint */
             double v[9];
             for (double &x : v)
                 x = NAN;
-            load_double_run(src + at, v, len);
+            load_double_run(src + at % 4, v, len, at / 4);
             for (int c = 0; c < len; c++)
-                if (memcmp(&v[c], &src[at + c], sizeof(double)) != 0) {
-                    printf("FAIL load_double_run LEN %d at %d: value %d is %g, not %g\n", len, at, c,
-                           v[c], src[at + c]);
+                if (memcmp(&v[c], &src[at % 4 + c], sizeof(double)) != 0) {
+                    printf("FAIL load_double_run LEN %d at %d, hint %d: value %d is %g, not %g\n",
+                           len, at % 4, at / 4, c, v[c], src[at % 4 + c]);
                     fails++;
                     break;
                 }
