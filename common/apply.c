@@ -5,12 +5,12 @@
 #include "common/context_internal.h"
 #include "common/mass_checks.h"
 
-int partile_mass_apply_matfree(partile_context_t *ctx, const partile_mass_params_t *p, size_t n,
-                               const partile_vectors_t *pos, const int64_t *cell_offsets,
-                               const double *q, const partile_vectors_t *omega, const double *x,
-                               double *y, int64_t *bad_particle)
+/* The checks both matrix-free applies (FP64, FP32) start with: the
+ * pointers, the grid's layout for the shape and kind, and the order. */
+static int check_matfree_args(const partile_mass_params_t *p, size_t n,
+                              const partile_vectors_t *pos, const int64_t *cell_offsets,
+                              const void *q, const void *x, const void *y)
 {
-    PARTILE_CHECK_CTX(ctx);
     if (!p || !pos || !x || !y || !cell_offsets || (n > 0 && !q))
         return partile_fail(PARTILE_ERROR_NULL_POINTER,
                             "params, pos, x, y, cell_offsets or q is NULL");
@@ -21,6 +21,18 @@ int partile_mass_apply_matfree(partile_context_t *ctx, const partile_mass_params
     if (p->order != PARTILE_ORDER_BY_POINT && p->order != PARTILE_ORDER_BY_CELL)
         return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "matrix-free apply order %d",
                             (int)p->order);
+    return PARTILE_SUCCESS;
+}
+
+int partile_mass_apply_matfree(partile_context_t *ctx, const partile_mass_params_t *p, size_t n,
+                               const partile_vectors_t *pos, const int64_t *cell_offsets,
+                               const double *q, const partile_vectors_t *omega, const double *x,
+                               double *y, int64_t *bad_particle)
+{
+    PARTILE_CHECK_CTX(ctx);
+    int st = check_matfree_args(p, n, pos, cell_offsets, q, x, y);
+    if (st < 0)
+        return st;
     if ((st = partile_mass_check_particles(p, n, pos, omega)) < 0)
         return st;
     if (!ctx->ops->mass_apply_matfree)
@@ -55,16 +67,9 @@ int partile_mass_apply_matfree_f32(partile_context_t *ctx, const partile_mass_pa
                                    int64_t *bad_particle)
 {
     PARTILE_CHECK_CTX(ctx);
-    if (!p || !pos || !x || !y || !cell_offsets || (n > 0 && !q))
-        return partile_fail(PARTILE_ERROR_NULL_POINTER,
-                            "params, pos, x, y, cell_offsets or q is NULL");
-    partile_mass_layout_t L;
-    int st = partile_mass_layout(p->grid, p->shape, p->kind, &L);
+    int st = check_matfree_args(p, n, pos, cell_offsets, q, x, y);
     if (st < 0)
         return st;
-    if (p->order != PARTILE_ORDER_BY_POINT && p->order != PARTILE_ORDER_BY_CELL)
-        return partile_fail(PARTILE_ERROR_INVALID_ARGUMENT, "matrix-free apply order %d",
-                            (int)p->order);
     if (p->order != PARTILE_ORDER_BY_POINT)
         return partile_fail(PARTILE_ERROR_UNSUPPORTED,
                             "the FP32 matrix-free apply has the point order only (order %d)",

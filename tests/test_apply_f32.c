@@ -23,7 +23,8 @@ static void test_errors(void **state)
     partile_context_destroy(ref);
 }
 
-static void test_f32_bad_omega_type(void **state)
+/* the FP32 apply's own refusals: an unknown order, the by-cell order, ω of FP64 */
+static void test_f32_bad_arguments(void **state)
 {
     (void)state;
     partile_context_t *ref = NULL;
@@ -39,6 +40,16 @@ static void test_f32_bad_omega_type(void **state)
     p.kind = PARTILE_MASS_TENSOR;
     p.sigma = 1;
     float y[27];
+    /* an order that does not exist; the by-cell order, which FP64 has only */
+    p.order = (partile_deposit_order_t)7;
+    assert_int_equal(partile_mass_apply_matfree_f32(ref, &p, c.n, &pos, c.off, c.qf, NULL, c.xvf,
+                                                    y, NULL),
+                     PARTILE_ERROR_INVALID_ARGUMENT);
+    p.order = PARTILE_ORDER_BY_CELL;
+    assert_int_equal(partile_mass_apply_matfree_f32(ref, &p, c.n, &pos, c.off, c.qf, NULL, c.xvf,
+                                                    y, NULL),
+                     PARTILE_ERROR_UNSUPPORTED);
+    p.order = PARTILE_ORDER_BY_POINT;
     assert_int_equal(partile_mass_apply_matfree_f32(ref, &p, c.n, &pos, c.off, c.qf, &om, c.xvf, y,
                                                     NULL),
                      PARTILE_ERROR_INVALID_ARGUMENT);
@@ -84,7 +95,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fraction_weights),
-        cmocka_unit_test(test_f32_bad_omega_type),
+        cmocka_unit_test(test_f32_bad_arguments),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_all),
     };
